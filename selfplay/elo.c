@@ -1,0 +1,149 @@
+/* selfplay/elo.c -- Elo, intervals and SPRT arithmetic (see elo.h for the model). */
+#include "elo.h"
+
+#include <math.h>
+#include <stdio.h>
+
+double elo_to_score(double elo) {
+    return 1.0 / (1.0 + pow(10.0, -elo / 400.0));
+}
+
+double elo_from_score(double score) {
+    if (score <= 0) return -INFINITY;
+    if (score >= 1) return INFINITY;
+    return -400.0 * log10(1.0 / score - 1.0);
+}
+
+static double normal_cdf(double x) {
+    return 0.5 * erfc(-x / sqrt(2.0));
+}
+
+double elo_z(double conf) {
+    /* Bisection on the normal CDF: 60 halvings of [0, 40] are exact to double precision,
+     * and this runs once per report, so speed does not matter. */
+    double target = 0.5 + conf / 2.0, lo = 0.0, hi = 40.0;
+    for (int i = 0; i < 200 && hi - lo > 1e-15; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (normal_cdf(mid) < target)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+/* Mean and population variance of unit scores: k categories with values v[] and
+ * (possibly fractional) counts c[]. */
+static void moments(int k, const double *v, const double *c, double *n, double *mean, double *var) {
+    double tot = 0, m = 0, s2 = 0;
+    for (int i = 0; i < k; i++) tot += c[i];
+    for (int i = 0; i < k; i++) m += v[i] * c[i];
+    m = tot > 0 ? m / tot : 0;
+    for (int i = 0; i < k; i++) s2 += c[i] * (v[i] - m) * (v[i] - m);
+    *n = tot;
+    *mean = m;
+    *var = tot > 0 ? s2 / tot : 0;
+}
+
+static int estimate(int k, const double *v, const double *c, double conf, elo_estimate_t *out) {
+    double n, mean, var;
+    if (!(conf > 0 && conf < 1)) return -1;
+    moments(k, v, c, &n, &mean, &var);
+    if (n <= 0) return -1;
+    double z = elo_z(conf);
+    out->n = n;
+    out->score = mean;
+    out->elo = elo_from_score(mean);
+    out->degenerate = var <= 1e-300;
+    double lo, hi;
+    if (!out->degenerate) {
+        out->stdev = sqrt(var / n);
+        lo = mean - z * out->stdev;
+        hi = mean + z * out->stdev;
+        out->los = normal_cdf((mean - 0.5) / out->stdev);
+    } else {
+        /* Wilson score interval, the mean taken as a proportion over n units. */
+        double z2n = z * z / n;
+        double centre = (mean + z2n / 2) / (1 + z2n);
+        double half = z / (1 + z2n) * sqrt(mean * (1 - mean) / n + z2n / (4 * n));
+        out->stdev = 0;
+        lo = centre - half;
+        hi = centre + half;
+        out->los = mean > 0.5 ? 1.0 : mean < 0.5 ? 0.0 : 0.5;
+    }
+    out->lo = elo_from_score(lo);
+    out->hi = elo_from_score(hi);
+    return 0;
+}
+
+int elo_estimate_wdl(uint64_t w, uint64_t d, uint64_t l, double conf, elo_estimate_t *out) {
+    const double v[3] = {1.0, 0.5, 0.0};
+    const double c[3] = {(double)w, (double)d, (double)l};
+    return estimate(3, v, c, conf, out);
+}
+
+int elo_estimate_penta(const uint64_t penta[5], double conf, elo_estimate_t *out) {
+    const double v[5] = {0.0, 0.25, 0.5, 0.75, 1.0};
+    double c[5];
+    for (int i = 0; i < 5; i++) c[i] = (double)penta[i];
+    return estimate(5, v, c, conf, out);
+}
+
+int elo_sprt_check(const elo_sprt_t *t, char *err, size_t errcap) {
+    if (!isfinite(t->elo0) || !isfinite(t->elo1) || !(t->elo0 < t->elo1)) {
+        snprintf(err, errcap, "SPRT needs elo0 < elo1 (got %g, %g)", t->elo0, t->elo1);
+        return -1;
+    }
+    if (fabs(t->elo0) > 1000 || fabs(t->elo1) > 1000) {
+        snprintf(err, errcap, "SPRT bounds must lie within [-1000, 1000] Elo");
+        return -1;
+    }
+    if (!(t->alpha > 0 && t->alpha < 0.5) || !(t->beta > 0 && t->beta < 0.5)) {
+        snprintf(err, errcap, "SPRT alpha and beta must lie in (0, 0.5)");
+        return -1;
+    }
+    return 0;
+}
+
+void elo_sprt_bounds(const elo_sprt_t *t, double *lower, double *upper) {
+    *lower = log(t->beta / (1 - t->alpha));
+    *upper = log((1 - t->beta) / t->alpha);
+}
+
+static double llr(const elo_sprt_t *t, int k, const double *v, const uint64_t *cnt) {
+    double c[5], n, mean, var;
+    uint64_t tot = 0;
+    for (int i = 0; i < k; i++) tot += cnt[i];
+    if (tot == 0) return 0;
+    for (int i = 0; i < k; i++) c[i] = cnt[i] ? (double)cnt[i] : 1e-3;
+    moments(k, v, c, &n, &mean, &var);
+    double s0 = elo_to_score(t->elo0), s1 = elo_to_score(t->elo1);
+    return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var);
+}
+
+double elo_sprt_llr_penta(const elo_sprt_t *t, const uint64_t penta[5]) {
+    const double v[5] = {0.0, 0.25, 0.5, 0.75, 1.0};
+    return llr(t, 5, v, penta);
+}
+
+double elo_sprt_llr_wdl(const elo_sprt_t *t, uint64_t w, uint64_t d, uint64_t l) {
+    const double v[3] = {1.0, 0.5, 0.0};
+    const uint64_t c[3] = {w, d, l};
+    return llr(t, 3, v, c);
+}
+
+elo_sprt_state_t elo_sprt_state(const elo_sprt_t *t, double x) {
+    double lower, upper;
+    elo_sprt_bounds(t, &lower, &upper);
+    if (x >= upper) return ELO_SPRT_H1;
+    if (x <= lower) return ELO_SPRT_H0;
+    return ELO_SPRT_CONTINUE;
+}
+
+const char *elo_sprt_state_text(elo_sprt_state_t s) {
+    switch (s) {
+    case ELO_SPRT_H0: return "H0";
+    case ELO_SPRT_H1: return "H1";
+    default: return "continue";
+    }
+}
