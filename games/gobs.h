@@ -1,7 +1,20 @@
 /*
  * games/gobs.h -- Gobs (standard and "short" variant) behind the game.h interface.
  *
- * The rules and every decision the source text leaves open are in docs/RULES.md.
+ * The rules and every decision the source text leaves open are in docs/RULES.md; the
+ * position string and the notation are in docs/FORMATS.md.
+ *
+ * Board encoding (gk_pos_t.b.cell): square s = 9 * rank + file (a1 = 0, i1 = 8,
+ * a9 = 72, i9 = 80); cell[s] is GOBS_EMPTY, GOBS_WHITE or GOBS_BLACK; cells 81..127
+ * are zero.  aux[GOBS_AUX_COUNT + side] holds the number of pieces of each side;
+ * aux[GOBS_AUX_JUMPER] is the square of the jumping piece while a jump chain is in
+ * progress (in_turn > 0) and 0 otherwise.  Every other aux byte is zero.
+ *
+ * Actions (gk_action_t): bits 0-6 from-square, 8-14 to-square, 16-22 placement square
+ * (short-variant eliminations only), 24-26 kind (GOBS_ACT_*).  A leg's to-square is its
+ * landing square; the jumped piece is the only piece between from and to.  "stop" has
+ * no squares.  These accessors are for eval/ and search/, which may look inside a Gobs
+ * position but must not depend on anything not declared here.
  */
 #ifndef GK_GOBS_H
 #define GK_GOBS_H
@@ -10,7 +23,43 @@
 
 extern const gk_game_t gk_gobs_game;
 
-/* Fills the Gobs Zobrist keys; called by gk_init(). */
+/* Fills the Gobs Zobrist keys and ray tables; called by gk_init(). */
 void gobs_init(void);
+
+enum { GOBS_EMPTY = 0, GOBS_WHITE = 1, GOBS_BLACK = 2 }; /* cell values: side + 1 */
+enum { GOBS_VAR_STANDARD = 0, GOBS_VAR_SHORT = 1 };
+enum { GOBS_SIZE = 9, GOBS_SQUARES = 81 };
+enum { GOBS_AUX_COUNT = 0, GOBS_AUX_JUMPER = 2 };
+enum { GOBS_ACT_SLIDE = 1, GOBS_ACT_ELIM = 2, GOBS_ACT_LEG = 3, GOBS_ACT_STOP = 4 };
+/* Below this many pieces a side has lost; at exactly this many it is "GOBSed". */
+enum { GOBS_LIMIT = 5 };
+
+#define GOBS_STOP ((gk_action_t)GOBS_ACT_STOP << 24)
+
+static inline int gobs_act_kind(gk_action_t a) {
+    return (int)(a >> 24) & 7;
+}
+static inline int gobs_act_from(gk_action_t a) {
+    return (int)a & 127;
+}
+static inline int gobs_act_to(gk_action_t a) {
+    return (int)(a >> 8) & 127;
+}
+static inline int gobs_act_place(gk_action_t a) {
+    return (int)(a >> 16) & 127;
+}
+static inline gk_action_t gobs_act(int kind, int from, int to, int place) {
+    return (gk_action_t)kind << 24 | (gk_action_t)place << 16 | (gk_action_t)to << 8 |
+           (gk_action_t)from;
+}
+/* Pieces of `side` (GK_WHITE / GK_BLACK) on the board of p. */
+static inline int gobs_count(const gk_pos_t *p, int side) {
+    return p->aux[GOBS_AUX_COUNT + side];
+}
+
+/* Number of complete moves (non-empty landing sequences) of the jump chains of the piece
+ * on `sq` in p, which must be a turn-boundary position with the side to move's piece on
+ * sq; 0 when it has no jump.  Memoised on (current square, set of flipped pieces). */
+uint64_t gobs_chain_count(const gk_pos_t *p, int sq);
 
 #endif

@@ -1,0 +1,1037 @@
+/*
+ * games/gobs.c -- Gobs rules, notation, position strings and the chain-counting perft.
+ *
+ * A turn is one slide, one elimination, or a chain of jump legs ended by "stop" (or
+ * automatically when the piece has no further leg).  The GOBS end rules are applied
+ * once per turn in end_turn().  perft never lists chains: it counts them with a memo
+ * keyed on (current square, set of pieces flipped so far), because the position after
+ * a chain depends on nothing else (docs/RULES.md, "Gobs: perft").
+ */
+#include "gobs.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Directions: E, NE, N, NW, W, SW, S, SE (rank grows to the north). */
+static const int DX[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+static const int DY[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+
+/* ray[s][d][k]: the k-th square from s in direction d; raylen[s][d] squares exist. */
+static uint8_t ray[GOBS_SQUARES][8][8];
+static uint8_t raylen[GOBS_SQUARES][8];
+static uint64_t z_piece[2][GOBS_SQUARES], z_stm, z_mid[GOBS_SQUARES], z_start5;
+
+void gobs_init(void) {
+    uint64_t seed = 0x60B5C0DE2024ull;
+    for (int c = 0; c < 2; c++)
+        for (int s = 0; s < GOBS_SQUARES; s++) z_piece[c][s] = gk_splitmix64(&seed);
+    z_stm = gk_splitmix64(&seed);
+    for (int s = 0; s < GOBS_SQUARES; s++) z_mid[s] = gk_splitmix64(&seed);
+    z_start5 = gk_splitmix64(&seed);
+    for (int s = 0; s < GOBS_SQUARES; s++)
+        for (int d = 0; d < 8; d++) {
+            int x = s % 9 + DX[d], y = s / 9 + DY[d], k = 0;
+            while (x >= 0 && x < 9 && y >= 0 && y < 9) {
+                ray[s][d][k++] = (uint8_t)(9 * y + x);
+                x += DX[d];
+                y += DY[d];
+            }
+            raylen[s][d] = (uint8_t)k;
+        }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Board helpers                                                                        */
+
+static inline void put(gk_pos_t *p, int sq, int c) {
+    p->b.cell[sq] = (uint8_t)c;
+    p->hash ^= z_piece[c - 1][sq];
+}
+
+static inline void take(gk_pos_t *p, int sq) {
+    p->hash ^= z_piece[p->b.cell[sq] - 1][sq];
+    p->b.cell[sq] = GOBS_EMPTY;
+}
+
+/* Mid-turn part of the hash: the jumping square, and whether the mover started the turn
+ * GOBSed (it decides the end of the turn; it is count - legs played <= 5). */
+static inline uint64_t mid_key(const gk_pos_t *p) {
+    int start = p->aux[GOBS_AUX_COUNT + p->stm] - p->in_turn;
+    return z_mid[p->aux[GOBS_AUX_JUMPER]] ^ (start <= GOBS_LIMIT ? z_start5 : 0);
+}
+
+static uint64_t gobs_hash_full(const gk_pos_t *p) {
+    uint64_t h = 0;
+    for (int s = 0; s < GOBS_SQUARES; s++)
+        if (p->b.cell[s]) h ^= z_piece[p->b.cell[s] - 1][s];
+    if (p->stm == GK_BLACK) h ^= z_stm;
+    if (p->in_turn) h ^= mid_key(p);
+    return h;
+}
+
+static void gobs_setup(gk_pos_t *p, const gk_rules_t *r) {
+    memset(p, 0, sizeof *p);
+    p->game = GK_GAME_GOBS;
+    p->variant = r->variant;
+    p->max_plies = r->max_plies;
+    p->stm = GK_WHITE;
+    for (int s = 0; s < 27; s++) p->b.cell[s] = GOBS_WHITE;
+    for (int s = 54; s < 81; s++) p->b.cell[s] = GOBS_BLACK;
+    p->aux[GOBS_AUX_COUNT + GK_WHITE] = 27;
+    p->aux[GOBS_AUX_COUNT + GK_BLACK] = 27;
+    p->hash = gobs_hash_full(p);
+}
+
+/* Landing squares of the legs of the piece on sq (side to move) into land[], the jumped
+ * squares into over[]; returns their number (at most 56). */
+static int legs_from(const gk_pos_t *p, int sq, uint8_t *land, uint8_t *over) {
+    const uint8_t *cell = p->b.cell;
+    const int oc = 2 - p->stm;
+    int n = 0;
+    for (int d = 0; d < 8; d++) {
+        const uint8_t *r = ray[sq][d];
+        const int len = raylen[sq][d];
+        if (p->variant == GOBS_VAR_SHORT) {
+            if (len >= 2 && cell[r[0]] == oc && cell[r[1]] == GOBS_EMPTY) {
+                land[n] = r[1];
+                over[n++] = r[0];
+            }
+            continue;
+        }
+        int k = 0;
+        while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
+        if (k >= len || cell[r[k]] != oc) continue;
+        const int e = r[k++];
+        for (; k < len && cell[r[k]] == GOBS_EMPTY; k++) {
+            land[n] = r[k];
+            over[n++] = (uint8_t)e;
+        }
+    }
+    return n;
+}
+
+static bool has_leg(const gk_pos_t *p, int sq) {
+    uint8_t land[56], over[56];
+    return legs_from(p, sq, land, over) > 0;
+}
+
+/* Rank (0 or 8) where the short variant puts back a piece of side `owner`. */
+static inline int first_row(int owner) {
+    return owner == GK_WHITE ? 0 : 8;
+}
+
+/* Placement squares for a short-variant elimination by the piece on `from`: the empty
+ * squares of the victim's first rank once the capturer has left `from`. */
+static int placements(const gk_pos_t *p, int from, uint8_t *out) {
+    const int row = first_row(1 - p->stm);
+    int n = 0;
+    for (int f = 0; f < 9; f++) {
+        int s = 9 * row + f;
+        if (p->b.cell[s] == GOBS_EMPTY || s == from) out[n++] = (uint8_t)s;
+    }
+    return n;
+}
+
+static int gobs_gen(const gk_pos_t *p, gk_action_t *out) {
+    if (p->result != GK_ONGOING) return 0;
+    uint8_t land[56], over[56];
+    int n = 0;
+    if (p->in_turn) {
+        const int sq = p->aux[GOBS_AUX_JUMPER];
+        const int k = legs_from(p, sq, land, over);
+        for (int i = 0; i < k; i++) out[n++] = gobs_act(GOBS_ACT_LEG, sq, land[i], 0);
+        out[n++] = GOBS_STOP;
+        return n;
+    }
+    const uint8_t *cell = p->b.cell;
+    const int mc = p->stm + 1, oc = 2 - p->stm;
+    for (int sq = 0; sq < GOBS_SQUARES; sq++) {
+        if (cell[sq] != mc) continue;
+        for (int d = 0; d < 8; d++) {
+            const uint8_t *r = ray[sq][d];
+            const int len = raylen[sq][d];
+            if (p->variant == GOBS_VAR_SHORT) {
+                if (len < 1) continue;
+                if (cell[r[0]] == GOBS_EMPTY) {
+                    out[n++] = gobs_act(GOBS_ACT_SLIDE, sq, r[0], 0);
+                    if (len < 2) continue;
+                    if (cell[r[1]] == GOBS_EMPTY) {
+                        out[n++] = gobs_act(GOBS_ACT_SLIDE, sq, r[1], 0);
+                    } else if (cell[r[1]] == oc) {
+                        uint8_t pl[9];
+                        const int np = placements(p, sq, pl);
+                        for (int i = 0; i < np; i++)
+                            out[n++] = gobs_act(GOBS_ACT_ELIM, sq, r[1], pl[i]);
+                    }
+                } else if (cell[r[0]] == oc && len >= 2 && cell[r[1]] == GOBS_EMPTY) {
+                    out[n++] = gobs_act(GOBS_ACT_LEG, sq, r[1], 0);
+                }
+                continue;
+            }
+            int k = 0;
+            for (; k < len && cell[r[k]] == GOBS_EMPTY; k++)
+                out[n++] = gobs_act(GOBS_ACT_SLIDE, sq, r[k], 0);
+            if (k >= len || cell[r[k]] != oc) continue;
+            if (k > 0) out[n++] = gobs_act(GOBS_ACT_ELIM, sq, r[k], 0);
+            for (k++; k < len && cell[r[k]] == GOBS_EMPTY; k++)
+                out[n++] = gobs_act(GOBS_ACT_LEG, sq, r[k], 0);
+        }
+    }
+    return n;
+}
+
+/* The GOBS rules, the ply limit and the change of side, once per turn.  `elim` tells
+ * whether the turn was an elimination; p->in_turn is the number of legs played (0 for
+ * a slide or an elimination) and the mid-turn hash key has already been removed. */
+static void end_turn(gk_pos_t *p, bool elim) {
+    const int me = p->stm, opp = 1 - me;
+    const int mine = p->aux[GOBS_AUX_COUNT + me], theirs = p->aux[GOBS_AUX_COUNT + opp];
+    const bool was_gobsed = mine - p->in_turn <= GOBS_LIMIT;
+    p->in_turn = 0;
+    p->aux[GOBS_AUX_JUMPER] = 0;
+    p->stm = (uint8_t)opp;
+    p->hash ^= z_stm;
+    p->ply++;
+    const gk_result_t win = me == GK_WHITE ? GK_WIN_WHITE : GK_WIN_BLACK;
+    const gk_result_t loss = me == GK_WHITE ? GK_WIN_BLACK : GK_WIN_WHITE;
+    if (theirs < GOBS_LIMIT) {
+        gk_set_result(p, win, GK_REASON_GOBS);
+    } else if (was_gobsed) {
+        if (elim && theirs == GOBS_LIMIT)
+            gk_set_result(p, GK_DRAW, GK_REASON_GOBS_DRAW);
+        else if (mine <= GOBS_LIMIT)
+            gk_set_result(p, loss, GK_REASON_GOBS);
+    }
+    if (p->result == GK_ONGOING && p->max_plies && p->ply >= p->max_plies)
+        gk_set_result(p, GK_DRAW, GK_REASON_PLY_LIMIT);
+}
+
+/* The jumped piece of a leg: the only piece between from and to. */
+static int jumped_square(const gk_pos_t *p, int from, int to) {
+    int dx = to % 9 - from % 9, dy = to / 9 - from / 9;
+    int step = (dx > 0) - (dx < 0) + 9 * ((dy > 0) - (dy < 0));
+    int s = from + step;
+    while (p->b.cell[s] == GOBS_EMPTY) s += step;
+    return s;
+}
+
+/* Plays one leg without ending the turn: flips `over`, moves the piece, keeps the hash
+ * (mid-turn key included) exact. */
+static void do_leg(gk_pos_t *p, int from, int to, int over) {
+    const int me = p->stm, mc = me + 1;
+    if (p->in_turn) p->hash ^= mid_key(p);
+    take(p, over);
+    put(p, over, mc);
+    p->aux[GOBS_AUX_COUNT + me]++;
+    p->aux[GOBS_AUX_COUNT + 1 - me]--;
+    take(p, from);
+    put(p, to, mc);
+    p->in_turn++;
+    p->aux[GOBS_AUX_JUMPER] = (uint8_t)to;
+    p->hash ^= mid_key(p);
+}
+
+/* Ends a jump chain in progress (the "stop" action, or no further leg). */
+static void finish_chain(gk_pos_t *p) {
+    p->hash ^= mid_key(p);
+    end_turn(p, false);
+}
+
+static void gobs_play(gk_pos_t *p, gk_action_t a) {
+    const int from = gobs_act_from(a), to = gobs_act_to(a);
+    const int me = p->stm, mc = me + 1, oc = 2 - me;
+    switch (gobs_act_kind(a)) {
+    case GOBS_ACT_SLIDE:
+        take(p, from);
+        put(p, to, mc);
+        end_turn(p, false);
+        break;
+    case GOBS_ACT_ELIM:
+        take(p, to);
+        take(p, from);
+        put(p, to, mc);
+        if (p->variant == GOBS_VAR_SHORT)
+            put(p, gobs_act_place(a), oc);
+        else
+            p->aux[GOBS_AUX_COUNT + 1 - me]--;
+        end_turn(p, true);
+        break;
+    case GOBS_ACT_LEG:
+        do_leg(p, from, to, jumped_square(p, from, to));
+        if (!has_leg(p, to)) finish_chain(p);
+        break;
+    case GOBS_ACT_STOP: finish_chain(p); break;
+    default: break;
+    }
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* perft                                                                                */
+
+/* Memo of chain values keyed on (flipped-set mask << 7 | current square); entries of
+ * older generations count as empty, so starting a new root piece costs nothing. */
+typedef struct {
+    uint64_t key, val;
+    uint32_t gen;
+} memo_ent_t;
+
+typedef struct {
+    memo_ent_t *e;
+    size_t cap, used;
+    uint32_t gen;
+    uint8_t idx[GOBS_SQUARES]; /* bit number of each enemy piece of the root position */
+} memo_t;
+
+typedef struct {
+    memo_t *lv; /* one memo per remaining depth, so nested counts do not collide */
+    int nlv;
+} perft_ctx_t;
+
+static void memo_new_root(memo_t *m, const gk_pos_t *p) {
+    m->gen++;
+    m->used = 0;
+    const int oc = 2 - p->stm;
+    int k = 0;
+    for (int s = 0; s < GOBS_SQUARES; s++) m->idx[s] = p->b.cell[s] == oc ? (uint8_t)k++ : 0;
+}
+
+static inline size_t memo_slot(uint64_t key, size_t cap) {
+    key *= 0x9E3779B97F4A7C15ull;
+    return (size_t)(key >> 20) & (cap - 1);
+}
+
+static bool memo_get(const memo_t *m, uint64_t key, uint64_t *val) {
+    if (!m->e) return false;
+    for (size_t i = memo_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+        const memo_ent_t *e = &m->e[i];
+        if (e->gen != m->gen) return false;
+        if (e->key == key) {
+            *val = e->val;
+            return true;
+        }
+    }
+}
+
+/* Stores a value; on allocation failure the memo simply forgets (counts stay exact). */
+static void memo_put(memo_t *m, uint64_t key, uint64_t val) {
+    if (!m->e || 2 * (m->used + 1) > m->cap) {
+        size_t ncap = m->e ? 2 * m->cap : 1024;
+        memo_ent_t *ne = calloc(ncap, sizeof *ne);
+        if (!ne) return;
+        const uint32_t gen = m->gen ? m->gen : 1;
+        for (size_t i = 0; m->e && i < m->cap; i++) {
+            if (m->e[i].gen != m->gen) continue;
+            size_t j = memo_slot(m->e[i].key, ncap);
+            while (ne[j].gen == gen) j = (j + 1) & (ncap - 1);
+            ne[j] = m->e[i];
+            ne[j].gen = gen;
+        }
+        free(m->e);
+        m->e = ne;
+        m->cap = ncap;
+        m->gen = gen;
+    }
+    size_t i = memo_slot(key, m->cap);
+    while (m->e[i].gen == m->gen && m->e[i].key != key) i = (i + 1) & (m->cap - 1);
+    if (m->e[i].gen != m->gen) m->used++;
+    m->e[i].key = key;
+    m->e[i].val = val;
+    m->e[i].gen = m->gen;
+}
+
+static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d);
+
+/* Complete moves of depth d through the chain state q (mid-turn, after at least one leg,
+ * or the mid-turn root): ending here, plus every continuation. */
+static uint64_t chain_val(perft_ctx_t *c, const gk_pos_t *q, uint64_t mask, int d) {
+    memo_t *m = &c->lv[d];
+    const int cur = q->aux[GOBS_AUX_JUMPER];
+    const uint64_t key = mask << 7 | (uint64_t)cur;
+    uint64_t v;
+    if (memo_get(m, key, &v)) return v;
+    uint8_t land[56], over[56];
+    const int n = legs_from(q, cur, land, over);
+    if (d == 1) {
+        v = 1;
+    } else {
+        gk_pos_t e = *q;
+        finish_chain(&e);
+        v = perft_rec(c, &e, d - 1);
+    }
+    for (int i = 0; i < n; i++) {
+        gk_pos_t r = *q;
+        do_leg(&r, cur, land[i], over[i]);
+        v += chain_val(c, &r, mask | 1ull << m->idx[over[i]], d);
+    }
+    if (n) memo_put(m, key, v); /* dead ends are cheaper to recompute than to store */
+    return v;
+}
+
+/* Chains of the piece on sq at turn boundary p (no "end" before the first leg). */
+static uint64_t chains_from(perft_ctx_t *c, const gk_pos_t *p, int sq, int d) {
+    uint8_t land[56], over[56];
+    const int n = legs_from(p, sq, land, over);
+    if (!n) return 0;
+    memo_t *m = &c->lv[d];
+    memo_new_root(m, p);
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) {
+        gk_pos_t r = *p;
+        do_leg(&r, sq, land[i], over[i]);
+        v += chain_val(c, &r, 1ull << m->idx[over[i]], d);
+    }
+    return v;
+}
+
+static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d) {
+    if (d == 0) return 1;
+    if (p->result != GK_ONGOING) return 0;
+    if (p->in_turn) {
+        memo_new_root(&c->lv[d], p);
+        return chain_val(c, p, 0, d);
+    }
+    const uint8_t *cell = p->b.cell;
+    const int mc = p->stm + 1, oc = 2 - p->stm;
+    const bool shrt = p->variant == GOBS_VAR_SHORT;
+    uint64_t total = 0;
+    if (d == 1) {
+        /* Bulk counting: slides and eliminations need no move to be made. */
+        uint8_t pl[9];
+        const int place_base = shrt ? placements(p, -1, pl) : 1;
+        const int row = first_row(1 - p->stm);
+        for (int sq = 0; sq < GOBS_SQUARES; sq++) {
+            if (cell[sq] != mc) continue;
+            bool jumps = false;
+            for (int dir = 0; dir < 8; dir++) {
+                const uint8_t *r = ray[sq][dir];
+                const int len = raylen[sq][dir];
+                if (shrt) {
+                    if (len < 1) continue;
+                    if (cell[r[0]] == GOBS_EMPTY) {
+                        total++;
+                        if (len >= 2 && cell[r[1]] == GOBS_EMPTY)
+                            total++;
+                        else if (len >= 2 && cell[r[1]] == oc)
+                            total += (uint64_t)(place_base + (sq / 9 == row));
+                    } else if (cell[r[0]] == oc && len >= 2 && cell[r[1]] == GOBS_EMPTY) {
+                        jumps = true;
+                    }
+                    continue;
+                }
+                int k = 0;
+                while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
+                total += (uint64_t)k;
+                if (k < len && cell[r[k]] == oc) {
+                    total += k > 0;
+                    if (k + 1 < len && cell[r[k + 1]] == GOBS_EMPTY) jumps = true;
+                }
+            }
+            if (jumps) total += chains_from(c, p, sq, 1);
+        }
+        return total;
+    }
+    gk_action_t list[GK_MAX_ACTIONS];
+    const int n = gobs_gen(p, list);
+    int done_sq = -1;
+    for (int i = 0; i < n; i++) {
+        if (gobs_act_kind(list[i]) == GOBS_ACT_LEG) {
+            const int sq = gobs_act_from(list[i]);
+            if (sq != done_sq) total += chains_from(c, p, sq, d);
+            done_sq = sq;
+            continue;
+        }
+        gk_pos_t q = *p;
+        gobs_play(&q, list[i]);
+        total += perft_rec(c, &q, d - 1);
+    }
+    return total;
+}
+
+static uint64_t gobs_perft(const gk_pos_t *p, int depth) {
+    if (depth <= 0) return 1;
+    perft_ctx_t c;
+    c.nlv = depth + 1;
+    c.lv = calloc((size_t)c.nlv, sizeof *c.lv);
+    if (!c.lv) return gk_perft_generic(p, depth);
+    uint64_t v = perft_rec(&c, p, depth);
+    for (int i = 0; i < c.nlv; i++) free(c.lv[i].e);
+    free(c.lv);
+    return v;
+}
+
+uint64_t gobs_chain_count(const gk_pos_t *p, int sq) {
+    memo_t lv[2];
+    memset(lv, 0, sizeof lv);
+    perft_ctx_t c = {lv, 2};
+    uint64_t v = chains_from(&c, p, sq, 1);
+    free(lv[1].e);
+    return v;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Notation                                                                             */
+
+typedef struct {
+    char *buf;
+    size_t cap, len;
+    bool full;
+} sbuf_t;
+
+static void sb_putc(sbuf_t *b, char ch) {
+    if (b->len + 1 >= b->cap) {
+        b->full = true;
+        return;
+    }
+    b->buf[b->len++] = ch;
+    b->buf[b->len] = 0;
+}
+
+static void sb_puts(sbuf_t *b, const char *s) {
+    while (*s) sb_putc(b, *s++);
+}
+
+static void sb_sq(sbuf_t *b, int sq) {
+    sb_putc(b, (char)('a' + sq % 9));
+    sb_putc(b, (char)('1' + sq / 9));
+}
+
+static int sb_done(sbuf_t *b) {
+    if (b->cap == 0 || b->full) return -1;
+    return (int)b->len;
+}
+
+static void sb_init(sbuf_t *b, char *buf, size_t cap) {
+    b->buf = buf;
+    b->cap = cap;
+    b->len = 0;
+    b->full = false;
+    if (cap) buf[0] = 0;
+}
+
+static void sb_action(sbuf_t *b, gk_action_t a) {
+    switch (gobs_act_kind(a)) {
+    case GOBS_ACT_SLIDE:
+        sb_sq(b, gobs_act_from(a));
+        sb_putc(b, '-');
+        sb_sq(b, gobs_act_to(a));
+        break;
+    case GOBS_ACT_ELIM:
+        sb_sq(b, gobs_act_from(a));
+        sb_putc(b, 'x');
+        sb_sq(b, gobs_act_to(a));
+        break;
+    case GOBS_ACT_LEG:
+        sb_sq(b, gobs_act_from(a));
+        sb_putc(b, ':');
+        sb_sq(b, gobs_act_to(a));
+        break;
+    case GOBS_ACT_STOP: sb_puts(b, "stop"); break;
+    default: sb_puts(b, "?"); break;
+    }
+}
+
+static int gobs_action_text(const gk_pos_t *p, gk_action_t a, char *buf, size_t cap) {
+    sbuf_t b;
+    sb_init(&b, buf, cap);
+    sb_action(&b, a);
+    if (gobs_act_kind(a) == GOBS_ACT_ELIM && p->variant == GOBS_VAR_SHORT) {
+        sb_putc(&b, '/');
+        sb_sq(&b, gobs_act_place(a));
+    }
+    return sb_done(&b);
+}
+
+static int gobs_move_text(const gk_pos_t *p, const gk_action_t *seq, int n, char *buf, size_t cap) {
+    sbuf_t b;
+    sb_init(&b, buf, cap);
+    if (n <= 0) return -1;
+    if (gobs_act_kind(seq[0]) != GOBS_ACT_LEG) {
+        /* A lone "stop" only occurs when p is already mid-turn. */
+        if (n != 1) return -1;
+        return gobs_action_text(p, seq[0], buf, cap);
+    }
+    sb_sq(&b, gobs_act_from(seq[0]));
+    for (int i = 0; i < n; i++) {
+        if (gobs_act_kind(seq[i]) == GOBS_ACT_STOP) {
+            if (i != n - 1) return -1;
+            break;
+        }
+        if (gobs_act_kind(seq[i]) != GOBS_ACT_LEG) return -1;
+        sb_putc(&b, ':');
+        sb_sq(&b, gobs_act_to(seq[i]));
+    }
+    return sb_done(&b);
+}
+
+/* Reads a square "e4" (case already folded) at *s; returns it or -1. */
+static int read_sq(const char **s) {
+    const char *t = *s;
+    if (t[0] < 'a' || t[0] > 'i' || t[1] < '1' || t[1] > '9') return -1;
+    *s = t + 2;
+    return (t[1] - '1') * 9 + (t[0] - 'a');
+}
+
+static void sq_name(int sq, char out[3]) {
+    out[0] = (char)('a' + sq % 9);
+    out[1] = (char)('1' + sq / 9);
+    out[2] = 0;
+}
+
+static int find_action(const gk_action_t *list, int n, gk_action_t a) {
+    for (int i = 0; i < n; i++)
+        if (list[i] == a) return i;
+    return -1;
+}
+
+static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq, int cap,
+                           char *err, size_t errcap) {
+    char low[GK_MOVE_TEXT_MAX];
+    size_t len = 0;
+    for (; text[len]; len++) {
+        if (len + 1 >= sizeof low) {
+            snprintf(err, errcap, "move text is too long");
+            return -1;
+        }
+        low[len] = (char)tolower((unsigned char)text[len]);
+    }
+    low[len] = 0;
+    if (p->result != GK_ONGOING) {
+        snprintf(err, errcap, "the game is over");
+        return -1;
+    }
+    if (len == 0) {
+        snprintf(err, errcap, "empty move");
+        return -1;
+    }
+    gk_action_t list[GK_MAX_ACTIONS];
+    int nl = gobs_gen(p, list);
+    char n1[3], n2[3];
+    if (!strcmp(low, "stop")) {
+        if (!p->in_turn) {
+            snprintf(err, errcap, "'stop' only ends a jump chain in progress");
+            return -1;
+        }
+        if (cap < 1) goto too_many;
+        seq[0] = GOBS_STOP;
+        return 1;
+    }
+    const char *s = low;
+    const int from = read_sq(&s);
+    if (from < 0) {
+        snprintf(err, errcap, "'%.40s' does not start with a square (a1..i9)", text);
+        return -1;
+    }
+    sq_name(from, n1);
+    if (p->b.cell[from] != p->stm + 1) {
+        snprintf(err, errcap, "%s: no %s piece there", n1, p->stm == GK_WHITE ? "white" : "black");
+        return -1;
+    }
+    if (p->in_turn && (*s != ':' || from != p->aux[GOBS_AUX_JUMPER])) {
+        sq_name(p->aux[GOBS_AUX_JUMPER], n2);
+        snprintf(err, errcap, "a jump chain is in progress: continue it from %s or 'stop'", n2);
+        return -1;
+    }
+    const char sep = *s++;
+    if (sep == '-' || sep == 'x') {
+        const int to = read_sq(&s);
+        if (to < 0) {
+            snprintf(err, errcap, "expected a square after '%s%c'", n1, sep);
+            return -1;
+        }
+        sq_name(to, n2);
+        int place = 0;
+        const bool shrt = p->variant == GOBS_VAR_SHORT;
+        if (sep == 'x' && shrt) {
+            if (*s != '/') {
+                snprintf(err, errcap,
+                         "%sx%s: the short variant needs the placement square, "
+                         "as in %sx%s/c9",
+                         n1, n2, n1, n2);
+                return -1;
+            }
+            s++;
+            place = read_sq(&s);
+            if (place < 0) {
+                snprintf(err, errcap, "expected a placement square after '/'");
+                return -1;
+            }
+        }
+        if (*s) {
+            snprintf(err, errcap, "unexpected text after the move: '%.20s'", s);
+            return -1;
+        }
+        const gk_action_t a =
+            gobs_act(sep == '-' ? GOBS_ACT_SLIDE : GOBS_ACT_ELIM, from, to, place);
+        if (find_action(list, nl, a) < 0) {
+            if (sep == '-')
+                snprintf(err, errcap, "%s-%s is not a legal slide", n1, n2);
+            else if (shrt && find_action(list, nl, gobs_act(GOBS_ACT_ELIM, from, to, from)) < 0 &&
+                     p->b.cell[to] == 2 - p->stm) {
+                snprintf(err, errcap, "%sx%s is not a legal elimination", n1, n2);
+            } else if (shrt) {
+                char n3[3];
+                sq_name(place, n3);
+                snprintf(err, errcap, "%sx%s/%s: %s is not an empty square of the %s first rank",
+                         n1, n2, n3, n3, p->stm == GK_WHITE ? "black" : "white");
+            } else {
+                snprintf(err, errcap, "%sx%s is not a legal elimination", n1, n2);
+            }
+            return -1;
+        }
+        if (cap < 1) goto too_many;
+        seq[0] = a;
+        return 1;
+    }
+    if (sep != ':') {
+        snprintf(err, errcap, "expected '-', 'x' or ':' after %s", n1);
+        return -1;
+    }
+    gk_pos_t q = *p;
+    int n = 0, cur = from;
+    for (;;) {
+        const int to = read_sq(&s);
+        if (to < 0) {
+            snprintf(err, errcap, "expected a square after ':' in a jump chain");
+            return -1;
+        }
+        if (q.stm != p->stm || q.result != GK_ONGOING ||
+            (n > 0 && q.in_turn == 0)) { /* the chain already ended */
+            sq_name(cur, n1);
+            snprintf(err, errcap, "the chain cannot continue after %s (no further jump)", n1);
+            return -1;
+        }
+        const gk_action_t a = gobs_act(GOBS_ACT_LEG, cur, to, 0);
+        nl = gobs_gen(&q, list);
+        if (find_action(list, nl, a) < 0) {
+            sq_name(cur, n1);
+            sq_name(to, n2);
+            snprintf(err, errcap, "%s:%s is not a legal jump", n1, n2);
+            return -1;
+        }
+        if (n >= cap) goto too_many;
+        seq[n++] = a;
+        gobs_play(&q, a);
+        cur = to;
+        if (*s == 0) break;
+        if (*s != ':') {
+            snprintf(err, errcap, "unexpected text in a jump chain: '%.20s'", s);
+            return -1;
+        }
+        s++;
+    }
+    if (q.in_turn) {
+        if (n >= cap) goto too_many;
+        seq[n++] = GOBS_STOP;
+    }
+    return n;
+too_many:
+    snprintf(err, errcap, "move has too many actions");
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Position strings                                                                     */
+
+static const char *const variant_names[] = {"standard", "short"};
+
+static int gobs_pos_to_text(const gk_pos_t *p, char *buf, size_t cap) {
+    sbuf_t b;
+    sb_init(&b, buf, cap);
+    sb_puts(&b, variant_names[p->variant & 1]);
+    sb_putc(&b, ' ');
+    for (int row = 8; row >= 0; row--) {
+        int run = 0;
+        for (int f = 0; f < 9; f++) {
+            const int c = p->b.cell[9 * row + f];
+            if (c == GOBS_EMPTY) {
+                run++;
+                continue;
+            }
+            if (run) sb_putc(&b, (char)('0' + run));
+            run = 0;
+            sb_putc(&b, c == GOBS_WHITE ? 'w' : 'b');
+        }
+        if (run) sb_putc(&b, (char)('0' + run));
+        if (row) sb_putc(&b, '/');
+    }
+    char tmp[40];
+    snprintf(tmp, sizeof tmp, " %c %u ", p->stm == GK_WHITE ? 'w' : 'b', (unsigned)p->ply);
+    sb_puts(&b, tmp);
+    if (p->in_turn) {
+        sb_sq(&b, p->aux[GOBS_AUX_JUMPER]);
+        snprintf(tmp, sizeof tmp, "+%u", (unsigned)p->in_turn);
+        sb_puts(&b, tmp);
+    } else {
+        sb_putc(&b, '-');
+    }
+    sb_putc(&b, ' ');
+    sb_puts(&b, gk_result_text((gk_result_t)p->result));
+    if (p->result != GK_ONGOING) {
+        sb_putc(&b, ':');
+        sb_puts(&b, gk_reason_text((gk_reason_t)p->reason));
+    }
+    return sb_done(&b);
+}
+
+/* Splits text into at most `max` fields separated by runs of spaces; returns the count
+ * or -1 when there are more. */
+static int split_fields(const char *text, const char **f, size_t *flen, int max) {
+    int n = 0;
+    const char *s = text;
+    for (;;) {
+        while (*s == ' ') s++;
+        if (!*s) return n;
+        if (n == max) return -1;
+        f[n] = s;
+        while (*s && *s != ' ') s++;
+        flen[n] = (size_t)(s - f[n]);
+        n++;
+    }
+}
+
+static bool field_is(const char *f, size_t len, const char *word) {
+    return strlen(word) == len && !strncmp(f, word, len);
+}
+
+static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plies, char *err,
+                              size_t errcap) {
+    const char *f[6];
+    size_t fl[6];
+    gk_pos_t p;
+    memset(&p, 0, sizeof p);
+    p.game = GK_GAME_GOBS;
+    p.max_plies = max_plies;
+    for (const char *s = text; *s; s++)
+        if ((unsigned char)*s < 32 || (unsigned char)*s > 126) {
+            snprintf(err, errcap, "position contains a control or non-ASCII character");
+            return -1;
+        }
+    const int nf = split_fields(text, f, fl, 6);
+    if (nf < 0) {
+        snprintf(err, errcap, "too many fields (at most 6: RULES BOARD SIDE PLY TURN RESULT)");
+        return -1;
+    }
+    if (nf < 4) {
+        snprintf(err, errcap, "expected 'RULES BOARD SIDE PLY [TURN [RESULT]]', got %d field%s", nf,
+                 nf == 1 ? "" : "s");
+        return -1;
+    }
+    if (field_is(f[0], fl[0], "standard"))
+        p.variant = GOBS_VAR_STANDARD;
+    else if (field_is(f[0], fl[0], "short"))
+        p.variant = GOBS_VAR_SHORT;
+    else {
+        snprintf(err, errcap, "rule set '%.*s' is not 'standard' or 'short'",
+                 (int)(fl[0] > 20 ? 20 : fl[0]), f[0]);
+        return -1;
+    }
+    /* Board: ranks 9 to 1, separated by '/'. */
+    int row = 8, file = 0;
+    for (size_t i = 0; i < fl[1]; i++) {
+        const char ch = f[1][i];
+        if (ch == '/') {
+            if (file != 9) {
+                snprintf(err, errcap, "board rank %d has %d squares, not 9", row + 1, file);
+                return -1;
+            }
+            if (row == 0) {
+                snprintf(err, errcap, "board has more than 9 ranks");
+                return -1;
+            }
+            row--;
+            file = 0;
+        } else if (ch >= '1' && ch <= '9') {
+            file += ch - '0';
+            if (file > 9) {
+                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
+                return -1;
+            }
+        } else if (ch == 'w' || ch == 'b') {
+            if (file >= 9) {
+                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
+                return -1;
+            }
+            const int side = ch == 'w' ? GK_WHITE : GK_BLACK;
+            p.b.cell[9 * row + file++] = (uint8_t)(side + 1);
+            p.aux[GOBS_AUX_COUNT + side]++;
+        } else {
+            snprintf(err, errcap, "board: unexpected character '%c' (w, b, 1-9 or /)", ch);
+            return -1;
+        }
+    }
+    if (row != 0 || file != 9) {
+        snprintf(err, errcap, "board must have 9 ranks of 9 squares, rank 9 first");
+        return -1;
+    }
+    const int nw = p.aux[GOBS_AUX_COUNT], nb = p.aux[GOBS_AUX_COUNT + 1];
+    if (nw + nb > 54) {
+        snprintf(err, errcap, "board has %d pieces; the game has 54", nw + nb);
+        return -1;
+    }
+    if (field_is(f[2], fl[2], "w"))
+        p.stm = GK_WHITE;
+    else if (field_is(f[2], fl[2], "b"))
+        p.stm = GK_BLACK;
+    else {
+        snprintf(err, errcap, "side to move must be 'w' or 'b'");
+        return -1;
+    }
+    unsigned long ply = 0;
+    if (fl[3] < 1 || fl[3] > 5 || (fl[3] > 1 && f[3][0] == '0')) {
+        snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
+        return -1;
+    }
+    for (size_t i = 0; i < fl[3]; i++) {
+        if (!isdigit((unsigned char)f[3][i])) {
+            snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
+            return -1;
+        }
+        ply = ply * 10 + (unsigned long)(f[3][i] - '0');
+    }
+    if (ply > 65535) {
+        snprintf(err, errcap, "ply %lu is above 65535", ply);
+        return -1;
+    }
+    p.ply = (uint16_t)ply;
+    const int me = p.stm, opp = 1 - me;
+    if (nf >= 5 && !field_is(f[4], fl[4], "-")) {
+        const char *s = f[4];
+        char low[3] = {(char)tolower((unsigned char)s[0]),
+                       fl[4] > 1 ? (char)tolower((unsigned char)s[1]) : 0, 0};
+        const char *t = low;
+        const int sq = fl[4] >= 2 ? read_sq(&t) : -1;
+        unsigned long legs = 0;
+        size_t i = 3;
+        bool ok = sq >= 0 && fl[4] >= 4 && fl[4] <= 5 && s[2] == '+' && s[3] != '0';
+        for (; ok && i < fl[4]; i++) {
+            if (!isdigit((unsigned char)s[i])) ok = false;
+            legs = legs * 10 + (unsigned long)(s[i] - '0');
+        }
+        if (!ok || legs < 1 || legs > 53) {
+            snprintf(err, errcap, "turn must be '-' or SQUARE+LEGS (e.g. d4+2, legs 1..53)");
+            return -1;
+        }
+        if (p.b.cell[sq] != me + 1) {
+            snprintf(err, errcap, "turn: the jumping piece on %c%c is not the side to move's",
+                     low[0], low[1]);
+            return -1;
+        }
+        p.in_turn = (uint8_t)legs;
+        p.aux[GOBS_AUX_JUMPER] = (uint8_t)sq;
+    }
+    if (nf == 6 && !field_is(f[5], fl[5], "*")) {
+        const char *colon = memchr(f[5], ':', fl[5]);
+        gk_result_t r = GK_ONGOING;
+        if (colon) {
+            const size_t rl = (size_t)(colon - f[5]);
+            for (int i = GK_WIN_WHITE; i <= GK_DRAW; i++)
+                if (field_is(f[5], rl, gk_result_text((gk_result_t)i))) r = (gk_result_t)i;
+        }
+        int why = -1;
+        if (colon && r != GK_ONGOING) {
+            const size_t wl = fl[5] - (size_t)(colon + 1 - f[5]);
+            for (int i = GK_REASON_NO_MOVE; i < GK_NREASONS; i++)
+                if (field_is(colon + 1, wl, gk_reason_text((gk_reason_t)i))) why = i;
+        }
+        const bool drawish =
+            why == GK_REASON_REPETITION || why == GK_REASON_PLY_LIMIT || why == GK_REASON_GOBS_DRAW;
+        if (why < 0 || (r == GK_DRAW) != drawish) {
+            snprintf(err, errcap,
+                     "result must be '*' or RESULT:REASON as in '1-0:gobs', "
+                     "'1/2-1/2:gobs-draw' (reasons: gobs, gobs-draw, no-move, "
+                     "repetition, ply-limit, resign)");
+            return -1;
+        }
+        p.result = (uint8_t)r;
+        p.reason = (uint8_t)why;
+    }
+    if (p.result == GK_ONGOING) {
+        /* Only states the rules can reach: the mover started its turn with at least 5
+         * pieces (5 = GOBSed), the other side with at least 6 (it did not just fail). */
+        const int legs = p.in_turn;
+        if (p.aux[GOBS_AUX_COUNT + me] - legs < GOBS_LIMIT) {
+            snprintf(err, errcap, "the side to move has fewer than 5 pieces: the game is over");
+            return -1;
+        }
+        if (p.aux[GOBS_AUX_COUNT + opp] + legs <= GOBS_LIMIT) {
+            snprintf(err, errcap,
+                     "the side not to move has 5 pieces or fewer: the game would be over");
+            return -1;
+        }
+        if (p.in_turn && !has_leg(&p, p.aux[GOBS_AUX_JUMPER])) {
+            snprintf(err, errcap,
+                     "turn: the jumping piece has no further jump, so the turn "
+                     "would already have ended");
+            return -1;
+        }
+        if (max_plies && p.ply >= max_plies) {
+            snprintf(err, errcap, "ply %u is not below the ply limit %u (see --max-plies)",
+                     (unsigned)p.ply, (unsigned)max_plies);
+            return -1;
+        }
+    }
+    p.hash = gobs_hash_full(&p);
+    *out = p;
+    return 0;
+}
+
+static int gobs_board_text(const gk_pos_t *p, char *buf, size_t cap) {
+    sbuf_t b;
+    sb_init(&b, buf, cap);
+    const int jumper = p->in_turn ? p->aux[GOBS_AUX_JUMPER] : -1;
+    sb_puts(&b, "    a b c d e f g h i\n");
+    for (int row = 8; row >= 0; row--) {
+        sb_putc(&b, ' ');
+        sb_putc(&b, (char)('1' + row));
+        sb_puts(&b, "  ");
+        for (int f = 0; f < 9; f++) {
+            const int s = 9 * row + f, c = p->b.cell[s];
+            char ch = c == GOBS_WHITE ? 'w' : c == GOBS_BLACK ? 'b' : '.';
+            if (s == jumper) ch = (char)toupper((unsigned char)ch);
+            sb_putc(&b, ch);
+            if (f < 8) sb_putc(&b, ' ');
+        }
+        sb_puts(&b, "  ");
+        sb_putc(&b, (char)('1' + row));
+        sb_putc(&b, '\n');
+    }
+    sb_puts(&b, "    a b c d e f g h i\n");
+    char tmp[200];
+    const int me = p->stm;
+    snprintf(tmp, sizeof tmp, "gobs %s, ply %u, white %d, black %d, %s to move",
+             variant_names[p->variant & 1], (unsigned)p->ply, gobs_count(p, GK_WHITE),
+             gobs_count(p, GK_BLACK), me == GK_WHITE ? "white" : "black");
+    sb_puts(&b, tmp);
+    if (p->result != GK_ONGOING) {
+        snprintf(tmp, sizeof tmp, "; game over %s (%s)", gk_result_text((gk_result_t)p->result),
+                 gk_reason_text((gk_reason_t)p->reason));
+        sb_puts(&b, tmp);
+    } else if (p->in_turn) {
+        snprintf(
+            tmp, sizeof tmp, "; jump chain in progress, piece on %c%c (upper case) after %u leg%s",
+            'a' + jumper % 9, '1' + jumper / 9, (unsigned)p->in_turn, p->in_turn == 1 ? "" : "s");
+        sb_puts(&b, tmp);
+    } else if (gobs_count(p, me) == GOBS_LIMIT) {
+        sb_puts(&b, "; GOBSed: must flip to more than 5 pieces or eliminate to draw");
+    }
+    sb_putc(&b, '\n');
+    return sb_done(&b);
+}
+
+const gk_game_t gk_gobs_game = {
+    .name = "gobs",
+    .variants = {"standard", "short", NULL, NULL},
+    .setup = gobs_setup,
+    .gen = gobs_gen,
+    .play = gobs_play,
+    .hash_full = gobs_hash_full,
+    .perft = gobs_perft,
+    .action_text = gobs_action_text,
+    .move_text = gobs_move_text,
+    .parse_move = gobs_parse_move,
+    .pos_to_text = gobs_pos_to_text,
+    .pos_from_text = gobs_pos_from_text,
+    .board_text = gobs_board_text,
+};
