@@ -1,0 +1,270 @@
+/* eval/tune_data.c -- training samples from self-play logs (contract in eval/tune.h). */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../data/gamelog.h"
+#include "eval.h"
+#include "tune.h"
+
+typedef struct src_game {
+    int src; /* which logset */
+    gl_loc_t loc;
+} src_game_t;
+
+typedef struct worker {
+    tune_vset_t v;
+    tune_pset_t p;
+    tune_data_stats_t st;
+    int rc;
+    char err[256];
+} worker_t;
+
+/* Score of the game for `side`: 1, 1/2 or 0. */
+static float result_score(int result, int side) {
+    if (result == GK_WIN_WHITE) return side == GK_WHITE ? 1.0f : 0.0f;
+    if (result == GK_WIN_BLACK) return side == GK_BLACK ? 1.0f : 0.0f;
+    return 0.5f;
+}
+
+static float clamp01(double x) {
+    return x < 0 ? 0.0f : x > 1 ? 1.0f : (float)x;
+}
+
+/* Policy sample at p from the stored children of ply pl. */
+static int add_policy(worker_t *w, const gk_pos_t *p, const gl_game_t *g, const gl_ply_t *pl,
+                      uint64_t key, float *gbuf, float *tbuf) {
+    gk_action_t acts[GK_MAX_ACTIONS];
+    int n = gk_gen(p, acts);
+    if (n < 2) return 0;
+    int npf = w->p.nfeat;
+    double sum = 0;
+    memset(tbuf, 0, (size_t)n * sizeof *tbuf);
+    for (int c = 0; c < pl->ntop; c++) {
+        const gl_child_t *ch = &g->child[pl->first + (uint32_t)c];
+        for (int a = 0; a < n; a++)
+            if (acts[a] == ch->action) {
+                tbuf[a] = (float)ch->visits;
+                sum += ch->visits;
+                break;
+            }
+    }
+    if (!(sum > 0)) return 0;
+    double t0 = omp_get_wtime();
+    float f[EV_MAX_POLICY];
+    for (int a = 0; a < n; a++) {
+        ev_policy_trace(p, acts[a], f);
+        memcpy(gbuf + (size_t)a * (size_t)npf, f, (size_t)npf * sizeof *f);
+    }
+    w->st.trace_secs += omp_get_wtime() - t0;
+    int rc = tune_pset_add(&w->p, n, gbuf, tbuf, key);
+    if (rc) return rc;
+    w->st.policy_positions++;
+    return 0;
+}
+
+static int add_game(worker_t *w, const gl_game_t *g, uint64_t key, const tune_data_opts_t *o,
+                    float *gbuf, float *tbuf) {
+    const gk_game_t *gm = gk_game_by_id(g->rules.game);
+    gk_pos_t p;
+    gm->setup(&p, &g->rules);
+    float f[EV_MAX_FEATURES];
+    for (uint32_t i = 0; i < g->nactions; i++) {
+        const gl_ply_t *pl = g->has_stats ? &g->ply[i] : NULL;
+        int kind = pl ? pl->kind : GL_PLY_SEARCH;
+        w->st.actions++;
+        if (kind == GL_PLY_RANDOM || kind == GL_PLY_BOOK) {
+            w->st.skipped_opening++;
+        } else if (kind != GL_PLY_SEARCH || (o->target != TUNE_TARGET_RESULT && !pl)) {
+            w->st.skipped_unsearched++;
+        } else if (!gk_over(&p)) {
+            float res = result_score(g->result, p.stm);
+            float val = pl ? clamp01((pl->value + 1.0) * 0.5) : res;
+            float t = o->target == TUNE_TARGET_RESULT  ? res
+                      : o->target == TUNE_TARGET_VALUE ? val
+                                                       : clamp01(o->mix * res + (1 - o->mix) * val);
+            double t0 = omp_get_wtime();
+            ev_trace(&p, f);
+            w->st.trace_secs += omp_get_wtime() - t0;
+            int rc = tune_vset_add(&w->v, f, t, p.hash, key);
+            if (rc) return rc;
+            w->st.positions++;
+            if (o->policy && pl && pl->ntop > 0) {
+                rc = add_policy(w, &p, g, pl, key, gbuf, tbuf);
+                if (rc) return rc;
+            }
+        }
+        if (gk_over(&p)) break; /* the decoder checked the replay; never play past the end */
+        gk_play(&p, g->action[i]);
+    }
+    w->st.games++;
+    return 0;
+}
+
+static void add_stats(tune_data_stats_t *a, const tune_data_stats_t *b) {
+    a->games += b->games;
+    a->duplicate_games += b->duplicate_games;
+    a->actions += b->actions;
+    a->positions += b->positions;
+    a->policy_positions += b->policy_positions;
+    a->skipped_opening += b->skipped_opening;
+    a->skipped_unsearched += b->skipped_unsearched;
+    a->trace_secs += b->trace_secs;
+}
+
+int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t *o, tune_vset_t *v,
+                   tune_pset_t *p, tune_data_stats_t *st, char *err, size_t errcap) {
+    memset(st, 0, sizeof *st);
+    if (npaths <= 0 || (o->policy && !p)) {
+        snprintf(err, errcap, "no log directory given");
+        return TUNE_EINVAL;
+    }
+    double t0 = omp_get_wtime();
+    gl_logset_t *ls = calloc((size_t)npaths, sizeof *ls);
+    src_game_t *games = NULL;
+    size_t ngames = 0, gcap = 0;
+    int rc = 0, opened = 0;
+    if (!ls) rc = TUNE_ENOMEM;
+
+    /* 1. Open and scan every source; list its games (one copy of each index). */
+    for (int s = 0; s < npaths && !rc; s++) {
+        char e[256];
+        if (gl_logset_open(&ls[s], paths[s], true, e, sizeof e)) {
+            snprintf(err, errcap, "%s: %s", paths[s], e);
+            rc = TUNE_EDATA;
+            break;
+        }
+        opened = s + 1;
+        if (ls[s].nshards == 0) {
+            snprintf(err, errcap, "%s: no game logs here (no shard-*.gkz files)", paths[s]);
+            rc = TUNE_EDATA;
+            break;
+        }
+        for (int k = 0; k < ls[s].nshards && !rc; k++) {
+            if (ls[s].shard[k].status == GL_SHARD_CORRUPT) {
+                snprintf(err, errcap, "%s: corrupt at byte %llu: %s", ls[s].path[k],
+                         (unsigned long long)ls[s].shard[k].valid_end, ls[s].shard[k].problem);
+                rc = TUNE_EDATA;
+            } else if (ls[s].shard[k].status == GL_SHARD_TORN) {
+                st->torn_shards++;
+            }
+        }
+        if (rc) break;
+        gl_loc_t *locs = NULL;
+        uint64_t n = 0;
+        if (gl_logset_locate(&ls[s], &locs, &n, e, sizeof e)) {
+            snprintf(err, errcap, "%s: %s", paths[s], e);
+            rc = TUNE_EDATA;
+            break;
+        }
+        if (n == 0) {
+            snprintf(err, errcap, "%s: the logs hold no complete game", paths[s]);
+            free(locs);
+            rc = TUNE_EDATA;
+            break;
+        }
+        for (uint64_t i = 0; i < n; i++) {
+            if (i > 0 && locs[i].index == locs[i - 1].index) {
+                st->duplicate_games++;
+                continue;
+            }
+            if (ngames == gcap) {
+                size_t nc = gcap ? 2 * gcap : 1024;
+                src_game_t *q = realloc(games, nc * sizeof *q);
+                if (!q) {
+                    rc = TUNE_ENOMEM;
+                    break;
+                }
+                games = q;
+                gcap = nc;
+            }
+            games[ngames++] = (src_game_t){s, locs[i]};
+        }
+        free(locs);
+    }
+
+    /* 2. Replay the games, each thread a contiguous range. */
+    int nthreads = o->threads > 0 ? o->threads : omp_get_max_threads();
+    if (nthreads < 1) nthreads = 1;
+    worker_t *wk = rc ? NULL : calloc((size_t)nthreads, sizeof *wk);
+    if (!rc && !wk) rc = TUNE_ENOMEM;
+    if (!rc) {
+        for (int t = 0; t < nthreads; t++) {
+            tune_vset_init(&wk[t].v, v->nfeat);
+            tune_pset_init(&wk[t].p, p ? p->nfeat : 0);
+        }
+#pragma omp parallel num_threads(nthreads)
+        {
+            int t = omp_get_thread_num(), nt = omp_get_num_threads();
+            worker_t *w = &wk[t];
+            size_t lo = ngames * (size_t)t / (size_t)nt, hi = ngames * (size_t)(t + 1) / (size_t)nt;
+            gl_reader_t **rd = calloc((size_t)npaths, sizeof *rd);
+            float *gbuf = malloc((size_t)GK_MAX_ACTIONS * EV_MAX_POLICY * sizeof *gbuf);
+            float *tbuf = malloc((size_t)GK_MAX_ACTIONS * sizeof *tbuf);
+            gl_game_t g;
+            gl_game_init(&g);
+            if (!rd || !gbuf || !tbuf) w->rc = TUNE_ENOMEM;
+            for (size_t i = lo; i < hi && !w->rc; i++) {
+                const src_game_t *sg = &games[i];
+                char e[200];
+                if (!rd[sg->src] && gl_reader_new(&rd[sg->src], &ls[sg->src], e, sizeof e)) {
+                    snprintf(w->err, sizeof w->err, "%s: %s", paths[sg->src], e);
+                    w->rc = TUNE_EDATA;
+                    break;
+                }
+                if (gl_reader_get(rd[sg->src], &sg->loc, &g, e, sizeof e)) {
+                    snprintf(w->err, sizeof w->err, "%s: game %llu: %s", paths[sg->src],
+                             (unsigned long long)sg->loc.index, e);
+                    w->rc = TUNE_EDATA;
+                    break;
+                }
+                if (g.rules.game != o->game) {
+                    const gk_game_t *have = gk_game_by_id(g.rules.game);
+                    snprintf(w->err, sizeof w->err, "%s: game %llu is %s, not %s", paths[sg->src],
+                             (unsigned long long)sg->loc.index,
+                             have ? have->name : "an unknown game", gk_game_by_id(o->game)->name);
+                    w->rc = TUNE_EDATA;
+                    break;
+                }
+                uint64_t key = ((uint64_t)sg->src << 48) ^ sg->loc.index;
+                w->rc = add_game(w, &g, key, o, gbuf, tbuf);
+            }
+            gl_game_free(&g);
+            for (int s = 0; rd && s < npaths; s++) gl_reader_free(rd[s]);
+            free(rd);
+            free(gbuf);
+            free(tbuf);
+        }
+        st->threads = nthreads;
+        /* 3. Append in thread order = game order; the first failing thread's error wins. */
+        for (int t = 0; t < nthreads && !rc; t++) {
+            if (wk[t].rc) {
+                rc = wk[t].rc;
+                if (rc == TUNE_ENOMEM)
+                    snprintf(err, errcap, "out of memory reading the logs");
+                else
+                    snprintf(err, errcap, "%s", wk[t].err);
+                break;
+            }
+            add_stats(st, &wk[t].st);
+            if (tune_vset_append(v, &wk[t].v) || (p && tune_pset_append(p, &wk[t].p))) {
+                snprintf(err, errcap, "out of memory collecting the samples");
+                rc = TUNE_ENOMEM;
+            }
+        }
+        for (int t = 0; t < nthreads; t++) {
+            tune_vset_free(&wk[t].v);
+            tune_pset_free(&wk[t].p);
+        }
+    } else if (rc == TUNE_ENOMEM) {
+        snprintf(err, errcap, "out of memory listing the games");
+    }
+    free(wk);
+    free(games);
+    for (int s = 0; s < opened; s++) gl_logset_free(&ls[s]);
+    free(ls);
+    st->secs = omp_get_wtime() - t0;
+    return rc;
+}
