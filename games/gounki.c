@@ -1,0 +1,929 @@
+/*
+ * games/gounki.c -- the Gounki rules: setup, move generation, play, hash, perft and
+ * the text forms (notation, position string, ASCII board).
+ *
+ * Encodings are documented in gounki.h, rules and decisions in docs/RULES.md, text
+ * formats in docs/FORMATS.md.
+ *
+ * Move generation walks precomputed step tables: for each colour, square and
+ * direction, the (up to 3) squares a stack reaches with the rebound rule applied, or
+ * RAY_EXIT when the step leaves across the far edge, or RAY_NONE when it cannot go on.
+ * One generator serves gen() and the counting perft (emit or count), so the two can
+ * never disagree.
+ */
+#include "gounki.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- tables, filled once by gounki_init() ---- */
+
+enum { RAY_EXIT = 64, RAY_NONE = 65 };
+/* Directions: diagonals (rebound after the first step), forward, sideways without
+ * rebound (movements) and sideways with rebound (deployments). */
+enum { D_DL, D_DR, D_FW, D_ML, D_MR, D_SL, D_SR, NDIRS };
+
+static uint8_t ray[2][64][NDIRS][3];
+static uint64_t zob_cell[32][64];
+static uint64_t zob_black;
+static uint8_t merge_ok[16][16]; /* sizes of the two stacks sum to <= 3 */
+
+static void build_ray(int c, int sq, int dir, uint8_t out[3]) {
+    int f = sq & 7, r = sq >> 3, fwd = c == GK_WHITE ? 1 : -1;
+    int df = 0, dr = 0, rebound = 0;
+    switch (dir) {
+    case D_DL: df = -1, dr = fwd, rebound = 1; break;
+    case D_DR: df = 1, dr = fwd, rebound = 1; break;
+    case D_FW: df = 0, dr = fwd; break;
+    case D_ML: df = -1; break;
+    case D_MR: df = 1; break;
+    case D_SL: df = -1, rebound = 1; break;
+    case D_SR: df = 1, rebound = 1; break;
+    }
+    int done = 0, bounced = 0;
+    for (int k = 0; k < 3; k++) {
+        if (done) {
+            out[k] = RAY_NONE;
+            continue;
+        }
+        int nr = r + dr;
+        if (nr < 0 || nr > 7) { /* across the far edge: leaves the board, whatever the file */
+            out[k] = RAY_EXIT;
+            done = 1;
+            continue;
+        }
+        int nf = f + df;
+        if (nf < 0 || nf > 7) {
+            /* Rebound only after at least one step of the line, and at most once. */
+            if (!rebound || k == 0 || bounced) {
+                out[k] = RAY_NONE;
+                done = 1;
+                continue;
+            }
+            df = -df, bounced = 1;
+            nf = f + df;
+        }
+        f = nf, r = nr;
+        out[k] = (uint8_t)(f + 8 * r);
+    }
+}
+
+void gounki_init(void) {
+    for (int c = 0; c < 2; c++)
+        for (int sq = 0; sq < 64; sq++)
+            for (int d = 0; d < NDIRS; d++) build_ray(c, sq, d, ray[c][sq][d]);
+    uint64_t seed = 0x60C4B1E5A7ull;
+    for (int v = 0; v < 32; v++)
+        for (int sq = 0; sq < 64; sq++)
+            zob_cell[v][sq] = (v & 15) && gounki_cell_size(v) <= 3 ? gk_splitmix64(&seed) : 0;
+    zob_black = gk_splitmix64(&seed);
+    for (int a = 0; a < 16; a++)
+        for (int b = 0; b < 16; b++)
+            merge_ok[a][b] = gounki_cell_size(a) + gounki_cell_size(b) <= 3;
+}
+
+/* ---- position basics ---- */
+
+static void set_cell(gk_pos_t *p, int sq, int v) {
+    int old = p->b.cell[sq];
+    p->hash ^= zob_cell[old][sq] ^ zob_cell[v][sq];
+    p->b.cell[sq] = (uint8_t)v;
+    uint64_t bit = 1ull << sq;
+    p->b.word[GOUNKI_OCC_WORD] &= ~bit;
+    p->b.word[GOUNKI_OCC_WORD + 1] &= ~bit;
+    if (v & 15) p->b.word[GOUNKI_OCC_WORD + ((v >> 4) & 1)] |= bit;
+}
+
+static uint64_t gounki_hash_full(const gk_pos_t *p) {
+    uint64_t h = p->stm == GK_BLACK ? zob_black : 0;
+    for (int sq = 0; sq < 64; sq++) h ^= zob_cell[p->b.cell[sq] & 31][sq];
+    return h;
+}
+
+static void clear_pos(gk_pos_t *p, uint16_t max_plies) {
+    memset(p, 0, sizeof *p);
+    p->game = GK_GAME_GOUNKI;
+    p->max_plies = max_plies;
+}
+
+static void gounki_setup(gk_pos_t *p, const gk_rules_t *r) {
+    clear_pos(p, r->max_plies);
+    p->variant = 0;
+    for (int f = 0; f < 8; f++) {
+        /* Squares stand on the dark squares (a1, b2, ...), rounds on the light ones. */
+        for (int rank = 0; rank < 8; rank++) {
+            if (rank > 1 && rank < 6) continue;
+            int owner = rank < 2 ? GK_WHITE : GK_BLACK;
+            int dark = ((f + rank) & 1) == 0;
+            set_cell(p, GOUNKI_SQ(f, rank), gounki_make_cell(owner, !dark, dark));
+        }
+    }
+    p->hash = gounki_hash_full(p);
+}
+
+/* ---- move generation ---- */
+
+static inline gk_action_t deploy_action(int o, const int *drops, int nd, int exits, int kinds,
+                                        int stacks) {
+    gk_action_t a = (gk_action_t)o | GOUNKI_A_DEPLOY;
+    for (int i = 0; i < nd; i++) a |= (gk_action_t)drops[i] << (7 + 6 * i);
+    a |= (gk_action_t)nd << 25;
+    if (exits) a |= GOUNKI_A_D_EXIT;
+    a |= (gk_action_t)kinds << 28;
+    if (stacks) a |= GOUNKI_A_D_STACK;
+    return a;
+}
+
+/*
+ * Movements of the stack v on o.  `out` NULL counts only.  Returns the number found.
+ * Destinations of different lines never coincide on an 8-wide board with stacks of at
+ * most 3, except the exit, which is emitted once.
+ */
+static inline int gen_movements(const gk_pos_t *p, int c, int o, int v, gk_action_t *out) {
+    int n = 0, exited = 0;
+    int r = v & 3, s = (v >> 2) & 3;
+    int ownbit = c << 4;
+    const uint8_t(*rays)[3] = ray[c][o];
+    for (int d = 0; d < 5; d++) {
+        int len = d < 2 ? r : s;
+        if (d < 2 ? r == 0 : s == 0) continue;
+        const uint8_t *ry = rays[d];
+        for (int k = 0; k < len; k++) {
+            int t = ry[k];
+            if (t == RAY_NONE) break;
+            if (t == RAY_EXIT) {
+                if (!exited) {
+                    exited = 1;
+                    if (out) out[n] = (gk_action_t)o | GOUNKI_A_M_EXIT;
+                    n++;
+                }
+                break;
+            }
+            int u = p->b.cell[t];
+            if (!(u & 15)) {
+                if (out) out[n] = (gk_action_t)o | (gk_action_t)t << 7;
+                n++;
+                continue;
+            }
+            if ((u & 0x10) != ownbit) {
+                if (out) out[n] = (gk_action_t)o | (gk_action_t)t << 7 | GOUNKI_A_M_CAPT;
+                n++;
+            } else if (merge_ok[u & 15][v & 15]) {
+                if (out) out[n] = (gk_action_t)o | (gk_action_t)t << 7 | GOUNKI_A_M_STACK;
+                n++;
+            }
+            break;
+        }
+    }
+    return n;
+}
+
+/* Size of the own stack that a drop on t would land on, or -1 when t is an enemy. */
+static inline int drop_base(const gk_pos_t *p, int c, int o, int t) {
+    int u = p->b.cell[t];
+    if (t == o || !(u & 15)) return 0;
+    if (((u >> 4) & 1) != c) return -1;
+    return gounki_cell_size(u);
+}
+
+/*
+ * Deployments of the stack v (2 or 3 pieces) on o.  Group 1 walks from o in one
+ * direction, group 2 from the last drop of group 1.  A drop across the far edge ends
+ * the deployment; when that is the first step of a group both diagonals (or, for the
+ * very first drop, both kinds) exit alike, so it is emitted once.
+ */
+static inline int gen_deployments(const gk_pos_t *p, int c, int o, int v, gk_action_t *out) {
+    int n = 0, first_exit = 0;
+    int r = v & 3, s = (v >> 2) & 3, size = r + s;
+    for (int order = 0; order < 2; order++) {
+        /* order 0: rounds first; order 1: squares first. */
+        int c1 = order == 0 ? r : s;
+        if (c1 == 0) continue;
+        int kind1 = order; /* 0 round, 1 square */
+        int c2 = size - c1;
+        static const uint8_t dirs[2][3] = {{D_DL, D_DR, 0}, {D_FW, D_SL, D_SR}};
+        int nd1 = kind1 ? 3 : 2, nd2 = kind1 ? 2 : 3;
+        for (int i1 = 0; i1 < nd1; i1++) {
+            const uint8_t *ry = ray[c][o][dirs[kind1][i1]];
+            int drops[3], nd = 0, kinds = 0, stacks = 0, ok = 1;
+            for (int k = 0; k < c1; k++) {
+                int t = ry[k];
+                if (t == RAY_NONE) {
+                    ok = 0;
+                    break;
+                }
+                if (t == RAY_EXIT) {
+                    ok = 0;
+                    if (k == 0 && first_exit++) break;
+                    if (out) out[n] = deploy_action(o, drops, nd, 1, kinds, stacks);
+                    n++;
+                    break;
+                }
+                int base = drop_base(p, c, o, t);
+                if (base < 0) {
+                    ok = 0;
+                    break;
+                }
+                for (int j = 0; j < nd; j++) base += drops[j] == t;
+                if (base >= 3) {
+                    ok = 0;
+                    break;
+                }
+                stacks |= base > 0;
+                kinds |= kind1 << nd;
+                drops[nd++] = t;
+            }
+            if (!ok) continue;
+            if (c2 == 0) {
+                if (out) out[n] = deploy_action(o, drops, nd, 0, kinds, stacks);
+                n++;
+                continue;
+            }
+            int kind2 = !kind1, last = drops[nd - 1], exit2 = 0;
+            for (int i2 = 0; i2 < nd2; i2++) {
+                const uint8_t *ry2 = ray[c][last][dirs[kind2][i2]];
+                int nd_2 = nd, kinds2 = kinds, stacks2 = stacks, ok2 = 1;
+                for (int k = 0; k < c2; k++) {
+                    int t = ry2[k];
+                    if (t == RAY_NONE) {
+                        ok2 = 0;
+                        break;
+                    }
+                    if (t == RAY_EXIT) {
+                        ok2 = 0;
+                        if (k == 0 && exit2++) break;
+                        if (out) out[n] = deploy_action(o, drops, nd_2, 1, kinds2, stacks2);
+                        n++;
+                        break;
+                    }
+                    int base = drop_base(p, c, o, t);
+                    if (base < 0) {
+                        ok2 = 0;
+                        break;
+                    }
+                    for (int j = 0; j < nd_2; j++) base += drops[j] == t;
+                    if (base >= 3) {
+                        ok2 = 0;
+                        break;
+                    }
+                    stacks2 |= base > 0;
+                    kinds2 |= kind2 << nd_2;
+                    drops[nd_2++] = t;
+                }
+                if (!ok2) continue;
+                if (out) out[n] = deploy_action(o, drops, nd_2, 0, kinds2, stacks2);
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+static inline int gen_all(const gk_pos_t *p, gk_action_t *out) {
+    if (p->result != GK_ONGOING) return 0;
+    int c = p->stm, n = 0;
+    for (uint64_t bb = gounki_occ(p, c); bb; bb &= bb - 1) {
+        int o = __builtin_ctzll(bb);
+        int v = p->b.cell[o];
+        n += gen_movements(p, c, o, v, out ? out + n : NULL);
+        if (gounki_cell_size(v) >= 2) n += gen_deployments(p, c, o, v, out ? out + n : NULL);
+    }
+    return n;
+}
+
+static int gounki_gen(const gk_pos_t *p, gk_action_t *out) {
+    return gen_all(p, out);
+}
+
+int gounki_count_moves(const gk_pos_t *p) {
+    return gen_all(p, NULL);
+}
+
+/* ---- play ---- */
+
+static void gounki_play(gk_pos_t *p, gk_action_t a) {
+    int c = p->stm, o = gounki_act_from(a);
+    int v = p->b.cell[o];
+    int win = 0;
+    set_cell(p, o, 0);
+    if (!gounki_act_is_deploy(a)) {
+        if (a & GOUNKI_A_M_EXIT) {
+            win = 1;
+        } else {
+            int t = gounki_act_to(a), u = p->b.cell[t];
+            if ((u & 15) && ((u >> 4) & 1) == c) v += u & 15; /* stacking: counts add */
+            set_cell(p, t, v);
+            if ((a & GOUNKI_A_M_CAPT) && gounki_occ(p, !c) == 0) win = 2;
+        }
+    } else {
+        int nd = gounki_act_ndrops(a);
+        for (int i = 0; i < nd; i++) {
+            int t = gounki_act_drop(a, i), u = p->b.cell[t];
+            int add = gounki_act_drop_is_square(a, i) ? 4 : 1;
+            set_cell(p, t, (u & 15) ? u + add : add | (c << 4));
+        }
+        if (a & GOUNKI_A_D_EXIT) win = 1;
+    }
+    p->stm ^= 1;
+    p->hash ^= zob_black;
+    p->ply++;
+    if (win) {
+        p->result = c == GK_WHITE ? GK_WIN_WHITE : GK_WIN_BLACK;
+        p->reason = win == 1 ? GK_REASON_EXIT : GK_REASON_CAPTURE_ALL;
+    } else if (p->max_plies && p->ply >= p->max_plies) {
+        p->result = GK_DRAW;
+        p->reason = GK_REASON_PLY_LIMIT;
+    }
+}
+
+/* ---- perft ---- */
+
+static uint64_t perft_rec(const gk_pos_t *p, int depth) {
+    if (depth == 1) return (uint64_t)gen_all(p, NULL);
+    gk_action_t list[GK_MAX_ACTIONS];
+    int n = gen_all(p, list);
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        gk_pos_t q = *p;
+        gounki_play(&q, list[i]);
+        total += perft_rec(&q, depth - 1);
+    }
+    return total;
+}
+
+static uint64_t gounki_perft(const gk_pos_t *p, int depth) {
+    if (depth <= 0) return 1;
+    return perft_rec(p, depth);
+}
+
+/* ---- text: notation ---- */
+
+typedef struct {
+    int from;
+    int deploy; /* 1 deployment, 0 movement, -1 not said (input only) */
+    int n;      /* targets */
+    int t[8];   /* squares, or RAY_EXIT for Out */
+    int plus[8];
+    int x; /* movement marked / known as a capture */
+} mv_t;
+
+#define MV_MAXT 8
+
+static void action_to_mv(const gk_pos_t *p, gk_action_t a, mv_t *m) {
+    memset(m, 0, sizeof *m);
+    m->from = gounki_act_from(a);
+    m->deploy = gounki_act_is_deploy(a);
+    if (!m->deploy) {
+        m->n = 1;
+        m->t[0] = (a & GOUNKI_A_M_EXIT) ? RAY_EXIT : gounki_act_to(a);
+        m->plus[0] = (a & GOUNKI_A_M_STACK) != 0;
+        m->x = (a & GOUNKI_A_M_CAPT) != 0;
+        return;
+    }
+    int nd = gounki_act_ndrops(a);
+    for (int i = 0; i < nd; i++) {
+        int t = gounki_act_drop(a, i);
+        int on = t != m->from && (p->b.cell[t] & 15);
+        for (int j = 0; j < i; j++) on |= m->t[j] == t;
+        m->t[i] = t;
+        m->plus[i] = on;
+    }
+    m->n = nd;
+    if (a & GOUNKI_A_D_EXIT) m->t[m->n++] = RAY_EXIT;
+}
+
+static int put_sq(char *s, int sq) {
+    if (sq == RAY_EXIT) return sprintf(s, "Out");
+    return sprintf(s, "%c%d", 'a' + (sq & 7), (sq >> 3) + 1);
+}
+
+static int mv_text(const mv_t *m, char *buf, size_t cap) {
+    char tmp[64];
+    int len = put_sq(tmp, m->from);
+    tmp[len++] = m->deploy ? '*' : m->x ? 'x' : '-';
+    for (int i = 0; i < m->n; i++) {
+        if (i) tmp[len++] = ',';
+        len += put_sq(tmp + len, m->t[i]);
+        if (m->plus[i]) tmp[len++] = '+';
+    }
+    tmp[len] = 0;
+    if ((size_t)len >= cap) return -1;
+    memcpy(buf, tmp, (size_t)len + 1);
+    return len;
+}
+
+static int gounki_action_text(const gk_pos_t *p, gk_action_t a, char *buf, size_t cap) {
+    mv_t m;
+    action_to_mv(p, a, &m);
+    return mv_text(&m, buf, cap);
+}
+
+static int gounki_move_text(const gk_pos_t *p, const gk_action_t *seq, int n, char *buf,
+                            size_t cap) {
+    if (n != 1) return -1;
+    return gounki_action_text(p, seq[0], buf, cap);
+}
+
+static int lower(int ch) {
+    return ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch;
+}
+static int is_space(int ch) {
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+static void sq_name(int sq, char out[4]) {
+    if (sq == RAY_EXIT)
+        memcpy(out, "Out", 4);
+    else
+        out[0] = (char)('a' + (sq & 7)), out[1] = (char)('1' + (sq >> 3)), out[2] = 0;
+}
+
+/* Boardspace form: "Move A 1 A 2" / "Deploy C 5 D 5 E 5 F 6"; ranks beyond the far edge
+ * (9 and 10 for White, 0 and -1 for Black) mean Out. */
+static int parse_boardspace(const gk_pos_t *p, const char *s, mv_t *m, char *err, size_t errcap) {
+    int k = 0;
+    for (;;) {
+        while (is_space(*s)) s++;
+        if (!*s) break;
+        int f = lower(*s);
+        if (f < 'a' || f > 'h') {
+            snprintf(err, errcap, "expected a file letter a-h at '%.20s'", s);
+            return -1;
+        }
+        s++;
+        while (is_space(*s)) s++;
+        int neg = 0, num = 0, digits = 0;
+        if (*s == '-') neg = 1, s++;
+        while (*s >= '0' && *s <= '9' && digits < 3) num = num * 10 + (*s++ - '0'), digits++;
+        if (!digits || (*s >= '0' && *s <= '9')) {
+            snprintf(err, errcap, "expected a rank number after the file '%c'", f);
+            return -1;
+        }
+        if (neg) num = -num;
+        int sq;
+        if (num >= 1 && num <= 8)
+            sq = GOUNKI_SQ(f - 'a', num - 1);
+        else if (k > 0 && (p->stm == GK_WHITE ? (num == 9 || num == 10) : (num == 0 || num == -1)))
+            sq = RAY_EXIT;
+        else {
+            snprintf(err, errcap, "rank %d is off the board", num);
+            return -1;
+        }
+        if (k == 0)
+            m->from = sq;
+        else {
+            if (m->n >= MV_MAXT) {
+                snprintf(err, errcap, "too many squares in the move");
+                return -1;
+            }
+            m->t[m->n++] = sq;
+        }
+        k++;
+    }
+    if (m->n == 0) {
+        snprintf(err, errcap, "the move names no destination");
+        return -1;
+    }
+    return 0;
+}
+
+/* Parses the move text into m (syntax only).  Returns 0 or -1 with err. */
+static int parse_mv(const gk_pos_t *p, const char *text, mv_t *m, char *err, size_t errcap) {
+    memset(m, 0, sizeof *m);
+    m->deploy = -1;
+    const char *s = text;
+    while (is_space(*s)) s++;
+    /* Boardspace keywords. */
+    static const struct {
+        const char *kw;
+        int deploy;
+    } kws[] = {{"move", 0}, {"deploy", 1}};
+    for (int i = 0; i < 2; i++) {
+        size_t l = strlen(kws[i].kw), j = 0;
+        while (j < l && s[j] && lower(s[j]) == kws[i].kw[j]) j++;
+        if (j == l && is_space(s[l])) {
+            m->deploy = kws[i].deploy;
+            return parse_boardspace(p, s + l, m, err, errcap);
+        }
+    }
+    int state = 0; /* 0 want origin, 1 after origin, 2 want target, 3 after target */
+    while (*s) {
+        int ch = lower(*s);
+        if (is_space(ch)) {
+            s++;
+            continue;
+        }
+        if (ch >= 'a' && ch <= 'h' && s[1] >= '1' && s[1] <= '8') {
+            int sq = GOUNKI_SQ(ch - 'a', s[1] - '1');
+            s += 2;
+            if (*s >= '0' && *s <= '9') {
+                snprintf(err, errcap, "bad square '%.4s'", s - 2);
+                return -1;
+            }
+            if (state == 0) {
+                m->from = sq;
+                state = 1;
+                continue;
+            }
+            if (m->n >= MV_MAXT) {
+                snprintf(err, errcap, "too many squares in the move");
+                return -1;
+            }
+            if (m->n > 0 && m->t[m->n - 1] == RAY_EXIT) {
+                snprintf(err, errcap, "nothing may follow Out");
+                return -1;
+            }
+            m->t[m->n++] = sq;
+            state = 3;
+            continue;
+        }
+        if (ch == 'o' && lower(s[1]) == 'u' && lower(s[2]) == 't') {
+            if (state == 0) {
+                snprintf(err, errcap, "a move starts with its origin square, not Out");
+                return -1;
+            }
+            if (m->n >= MV_MAXT || (m->n > 0 && m->t[m->n - 1] == RAY_EXIT)) {
+                snprintf(err, errcap, "nothing may follow Out");
+                return -1;
+            }
+            m->t[m->n++] = RAY_EXIT;
+            s += 3;
+            state = 3;
+            continue;
+        }
+        if ((ch == '-' || ch == 'x' || ch == '*') && state == 1) {
+            m->deploy = ch == '*';
+            m->x = ch == 'x';
+            state = 2;
+            s++;
+            continue;
+        }
+        if (ch == ',' && state == 3) {
+            state = 2;
+            s++;
+            continue;
+        }
+        if (ch == '+' && state == 3 && m->t[m->n - 1] != RAY_EXIT) {
+            if (m->plus[m->n - 1]) {
+                snprintf(err, errcap, "'+' written twice");
+                return -1;
+            }
+            m->plus[m->n - 1] = 1;
+            s++;
+            continue;
+        }
+        if (state == 0)
+            snprintf(err, errcap, "expected an origin square like c5 at '%.20s'", s);
+        else
+            snprintf(err, errcap, "unexpected '%.20s'", s);
+        return -1;
+    }
+    if (state == 0) {
+        snprintf(err, errcap, "empty move");
+        return -1;
+    }
+    if (state != 3) {
+        snprintf(err, errcap, "the move names no destination");
+        return -1;
+    }
+    if (m->deploy < 0) m->deploy = m->n > 1;
+    if (m->x && m->deploy) {
+        snprintf(err, errcap, "a deployment cannot capture");
+        return -1;
+    }
+    if (!m->deploy && m->n > 1) {
+        snprintf(err, errcap, "a movement has one destination (use '*' for a deployment)");
+        return -1;
+    }
+    return 0;
+}
+
+static int same_targets(const mv_t *a, const mv_t *b) {
+    if (a->from != b->from || a->deploy != b->deploy || a->n != b->n) return 0;
+    for (int i = 0; i < a->n; i++)
+        if (a->t[i] != b->t[i]) return 0;
+    return 1;
+}
+
+static int gounki_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq, int cap,
+                             char *err, size_t errcap) {
+    mv_t in;
+    char e2[160];
+    if (cap < 1) {
+        snprintf(err, errcap, "no room for the move");
+        return -1;
+    }
+    if (parse_mv(p, text, &in, e2, sizeof e2) < 0) {
+        snprintf(err, errcap, "%s", e2);
+        return -1;
+    }
+    if (p->result != GK_ONGOING) {
+        snprintf(err, errcap, "the game is over (%s)", gk_reason_text(p->reason));
+        return -1;
+    }
+    char fs[4];
+    sq_name(in.from, fs);
+    int v = p->b.cell[in.from];
+    if (!(v & 15)) {
+        snprintf(err, errcap, "no piece on %s", fs);
+        return -1;
+    }
+    if (((v >> 4) & 1) != p->stm) {
+        snprintf(err, errcap, "%s holds a %s piece but %s is to move", fs,
+                 p->stm == GK_WHITE ? "Black" : "White", p->stm == GK_WHITE ? "White" : "Black");
+        return -1;
+    }
+    gk_action_t list[GK_MAX_ACTIONS];
+    int n = gen_all(p, list);
+    for (int i = 0; i < n; i++) {
+        if (gounki_act_from(list[i]) != in.from) continue;
+        mv_t m;
+        action_to_mv(p, list[i], &m);
+        if (!same_targets(&m, &in)) continue;
+        if (in.x && !m.x) {
+            char ts[4];
+            sq_name(m.t[0], ts);
+            snprintf(err, errcap, "'x' but %s holds no enemy piece", ts);
+            return -1;
+        }
+        for (int j = 0; j < m.n; j++)
+            if (in.plus[j] && !m.plus[j]) {
+                char ts[4];
+                sq_name(m.t[j], ts);
+                snprintf(err, errcap, "'+' but %s holds no own piece when it is reached", ts);
+                return -1;
+            }
+        seq[0] = list[i];
+        return 1;
+    }
+    /* No match: say why when it is cheap, then list what the piece can do. */
+    int size = gounki_cell_size(v);
+    char why[96] = "";
+    if (in.deploy && size == 1)
+        snprintf(why, sizeof why, "a single piece cannot deploy");
+    else if (in.deploy && in.n > size)
+        snprintf(why, sizeof why, "a stack of %d deploys at most %d pieces", size, size);
+    else if (in.deploy && in.t[in.n - 1] != RAY_EXIT && in.n != size)
+        snprintf(why, sizeof why, "a stack of %d must deploy all %d pieces", size, size);
+    else if (!in.deploy && in.t[0] != RAY_EXIT) {
+        int u = p->b.cell[in.t[0]];
+        if ((u & 15) && ((u >> 4) & 1) == p->stm && gounki_cell_size(u) + size > 3)
+            snprintf(why, sizeof why, "the stack would hold %d pieces (at most 3)",
+                     gounki_cell_size(u) + size);
+    }
+    int len =
+        snprintf(err, errcap, "not a legal move%s%s; %s can play:", why[0] ? ": " : "", why, fs);
+    for (int i = 0; i < n && len > 0 && (size_t)len < errcap; i++) {
+        if (gounki_act_from(list[i]) != in.from) continue;
+        char mt[32];
+        gounki_action_text(p, list[i], mt, sizeof mt);
+        int w = snprintf(err + len, errcap - (size_t)len, " %s", mt);
+        if (w < 0 || (size_t)(len + w) >= errcap) {
+            /* Truncated: end with an ellipsis if there is room. */
+            if (errcap > 4) memcpy(err + errcap - 4, "...", 4);
+            break;
+        }
+        len += w;
+    }
+    return -1;
+}
+
+/* ---- text: position string ---- */
+
+static int gounki_pos_to_text(const gk_pos_t *p, char *buf, size_t cap) {
+    char tmp[GK_POS_TEXT_MAX];
+    int len = 0;
+    for (int rank = 7; rank >= 0; rank--) {
+        int empty = 0;
+        for (int f = 0; f < 8; f++) {
+            int v = p->b.cell[GOUNKI_SQ(f, rank)];
+            if (!(v & 15)) {
+                empty++;
+                continue;
+            }
+            if (empty) tmp[len++] = (char)('0' + empty), empty = 0;
+            int r = v & 3, s = (v >> 2) & 3, black = (v >> 4) & 1;
+            if (r + s > 1) tmp[len++] = '(';
+            for (int i = 0; i < r; i++) tmp[len++] = black ? 'r' : 'R';
+            for (int i = 0; i < s; i++) tmp[len++] = black ? 's' : 'S';
+            if (r + s > 1) tmp[len++] = ')';
+        }
+        if (empty) tmp[len++] = (char)('0' + empty);
+        if (rank) tmp[len++] = '/';
+    }
+    len += snprintf(tmp + len, sizeof tmp - (size_t)len, " %c %u", p->stm == GK_WHITE ? 'w' : 'b',
+                    (unsigned)p->ply);
+    if (p->result != GK_ONGOING)
+        len += snprintf(tmp + len, sizeof tmp - (size_t)len, " %s %s",
+                        gk_result_text((gk_result_t)p->result),
+                        gk_reason_text((gk_reason_t)p->reason));
+    if ((size_t)len >= cap) return -1;
+    memcpy(buf, tmp, (size_t)len + 1);
+    return len;
+}
+
+static int fail(char *err, size_t errcap, const char *msg, const char *at) {
+    if (at)
+        snprintf(err, errcap, "%s at '%.16s'", msg, at);
+    else
+        snprintf(err, errcap, "%s", msg);
+    return -1;
+}
+
+static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plies, char *err,
+                                size_t errcap) {
+    gk_pos_t p;
+    clear_pos(&p, max_plies);
+    const char *s = text;
+    while (is_space(*s)) s++;
+    int count[2][2] = {{0, 0}, {0, 0}}; /* [colour][0 rounds, 1 squares] */
+    for (int rank = 7; rank >= 0; rank--) {
+        int f = 0, prev_digit = 0;
+        while (f < 8) {
+            int ch = *s;
+            if (ch >= '1' && ch <= '8') {
+                if (prev_digit) return fail(err, errcap, "two digits in a row", s);
+                if (f + (ch - '0') > 8) return fail(err, errcap, "rank longer than 8 squares", s);
+                f += ch - '0';
+                s++;
+                prev_digit = 1;
+                continue;
+            }
+            prev_digit = 0;
+            int paren = ch == '(';
+            if (paren) s++;
+            int r = 0, sq = 0, owner = -1, k = 0;
+            while (k < 3 && (*s == 'R' || *s == 'S' || *s == 'r' || *s == 's')) {
+                int o = (*s == 'r' || *s == 's') ? GK_BLACK : GK_WHITE;
+                if (owner >= 0 && o != owner)
+                    return fail(err, errcap, "a stack mixes White and Black pieces", s);
+                owner = o;
+                if (*s == 'R' || *s == 'r')
+                    r++;
+                else
+                    sq++;
+                s++, k++;
+                if (!paren) break;
+            }
+            if (k == 0) {
+                if (!*s) return fail(err, errcap, "the board ends too early", NULL);
+                if (*s == '/' || *s == ' ')
+                    return fail(err, errcap, "rank shorter than 8 squares", s);
+                return fail(err, errcap, "unexpected character in the board", s);
+            }
+            if (paren) {
+                if (*s == 'R' || *s == 'S' || *s == 'r' || *s == 's')
+                    return fail(err, errcap, "a stack holds at most 3 pieces", s);
+                if (*s != ')') return fail(err, errcap, "expected ')' closing the stack", s);
+                s++;
+            }
+            count[owner][0] += r, count[owner][1] += sq;
+            set_cell(&p, GOUNKI_SQ(f, rank), gounki_make_cell(owner, r, sq));
+            f++;
+        }
+        if (rank) {
+            if (*s != '/') return fail(err, errcap, "expected '/' after 8 squares", s);
+            s++;
+        }
+    }
+    if (*s != ' ' && *s != '\t')
+        return fail(err, errcap, "expected ' ' after the board", *s ? s : NULL);
+    while (*s == ' ' || *s == '\t') s++;
+    if (*s == 'w' || *s == 'W')
+        p.stm = GK_WHITE;
+    else if (*s == 'b' || *s == 'B')
+        p.stm = GK_BLACK;
+    else
+        return fail(err, errcap, "expected the side to move, w or b", *s ? s : NULL);
+    s++;
+    if (*s != ' ' && *s != '\t')
+        return fail(err, errcap, "expected ' ' and the ply count after the side to move",
+                    *s ? s : NULL);
+    while (*s == ' ' || *s == '\t') s++;
+    if (!(*s >= '0' && *s <= '9'))
+        return fail(err, errcap, "expected the ply count", *s ? s : NULL);
+    long ply = 0;
+    if (*s == '0' && s[1] >= '0' && s[1] <= '9')
+        return fail(err, errcap, "ply count with a leading zero", s);
+    while (*s >= '0' && *s <= '9') {
+        ply = ply * 10 + (*s++ - '0');
+        if (ply > 65535) return fail(err, errcap, "ply count above 65535", NULL);
+    }
+    p.ply = (uint16_t)ply;
+    for (int c = 0; c < 2; c++)
+        for (int k = 0; k < 2; k++)
+            if (count[c][k] > 8) {
+                snprintf(err, errcap, "%s has %d %s (at most 8)", c ? "Black" : "White",
+                         count[c][k], k ? "squares" : "rounds");
+                return -1;
+            }
+    /* Optional result and reason. */
+    const char *t = s;
+    while (*t == ' ' || *t == '\t') t++;
+    if (*t && t != s) {
+        static const gk_result_t results[] = {GK_WIN_WHITE, GK_WIN_BLACK, GK_DRAW};
+        int res = -1;
+        for (int i = 0; i < 3; i++) {
+            const char *rt = gk_result_text(results[i]);
+            size_t l = strlen(rt);
+            if (!strncmp(t, rt, l) && (t[l] == ' ' || t[l] == '\t')) {
+                res = (int)results[i];
+                t += l;
+                break;
+            }
+        }
+        if (res < 0) return fail(err, errcap, "expected a result 1-0, 0-1 or 1/2-1/2", t);
+        while (*t == ' ' || *t == '\t') t++;
+        static const gk_reason_t reasons[] = {GK_REASON_EXIT,      GK_REASON_CAPTURE_ALL,
+                                              GK_REASON_NO_MOVE,   GK_REASON_REPETITION,
+                                              GK_REASON_PLY_LIMIT, GK_REASON_RESIGN};
+        int why = -1;
+        for (int i = 0; i < 6; i++) {
+            const char *rt = gk_reason_text(reasons[i]);
+            size_t l = strlen(rt);
+            if (!strncmp(t, rt, l) && (t[l] == 0 || is_space(t[l]))) {
+                why = (int)reasons[i];
+                t += l;
+                break;
+            }
+        }
+        if (why < 0) return fail(err, errcap, "expected the reason the game ended", t);
+        int draw_reason = why == GK_REASON_REPETITION || why == GK_REASON_PLY_LIMIT;
+        if ((res == GK_DRAW) != draw_reason)
+            return fail(err, errcap, "the result does not fit its reason", NULL);
+        p.result = (uint8_t)res;
+        p.reason = (uint8_t)why;
+        s = t;
+    }
+    while (is_space(*s)) s++;
+    if (*s) return fail(err, errcap, "unexpected text after the position", s);
+    int pieces[2] = {count[0][0] + count[0][1], count[1][0] + count[1][1]};
+    if (p.result == GK_ONGOING && (!pieces[0] || !pieces[1]))
+        return fail(err, errcap,
+                    pieces[0] ? "Black has no piece in an unfinished game"
+                              : "White has no piece in an unfinished game",
+                    NULL);
+    if (p.reason == GK_REASON_CAPTURE_ALL && pieces[p.result == GK_WIN_WHITE ? 1 : 0])
+        return fail(err, errcap, "capture-all but the loser still has pieces", NULL);
+    if (p.result == GK_ONGOING && p.max_plies && p.ply >= p.max_plies) {
+        p.result = GK_DRAW;
+        p.reason = GK_REASON_PLY_LIMIT;
+    }
+    p.hash = gounki_hash_full(&p);
+    *out = p;
+    return 0;
+}
+
+/* ---- text: board ---- */
+
+static int gounki_board_text(const gk_pos_t *p, char *buf, size_t cap) {
+    char tmp[GK_BOARD_TEXT_MAX];
+    int len = 0;
+    const char *files = "      a     b     c     d     e     f     g     h\n";
+    len += snprintf(tmp + len, sizeof tmp - (size_t)len, "%s", files);
+    for (int rank = 7; rank >= 0; rank--) {
+        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "  %d ", rank + 1);
+        for (int f = 0; f < 8; f++) {
+            int v = p->b.cell[GOUNKI_SQ(f, rank)];
+            char cell[8] = "  .   ";
+            if (v & 15) {
+                int k = 1, r = v & 3, s = (v >> 2) & 3;
+                memset(cell, ' ', 6);
+                cell[0] = ' ';
+                cell[k++] = (v >> 4) & 1 ? 'b' : 'w';
+                for (int i = 0; i < r; i++) cell[k++] = 'R';
+                for (int i = 0; i < s; i++) cell[k++] = 'S';
+                cell[6] = 0;
+            }
+            len += snprintf(tmp + len, sizeof tmp - (size_t)len, "%s", cell);
+        }
+        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "  %d\n", rank + 1);
+    }
+    len += snprintf(tmp + len, sizeof tmp - (size_t)len, "%s", files);
+    if (p->result == GK_ONGOING)
+        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "%s to move, ply %u\n",
+                        p->stm == GK_WHITE ? "White" : "Black", (unsigned)p->ply);
+    else
+        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "game over after ply %u: %s (%s)\n",
+                        (unsigned)p->ply, gk_result_text((gk_result_t)p->result),
+                        gk_reason_text((gk_reason_t)p->reason));
+    if (len < 0 || (size_t)len >= cap) return -1;
+    memcpy(buf, tmp, (size_t)len + 1);
+    return len;
+}
+
+const gk_game_t gk_gounki_game = {
+    .name = "gounki",
+    .variants = {"standard", NULL},
+    .setup = gounki_setup,
+    .gen = gounki_gen,
+    .play = gounki_play,
+    .hash_full = gounki_hash_full,
+    .perft = gounki_perft,
+    .action_text = gounki_action_text,
+    .move_text = gounki_move_text,
+    .parse_move = gounki_parse_move,
+    .pos_to_text = gounki_pos_to_text,
+    .pos_from_text = gounki_pos_from_text,
+    .board_text = gounki_board_text,
+};
