@@ -34,8 +34,12 @@ int gk_variant_by_name(const gk_game_t *g, const char *name) {
     return -1;
 }
 
-int gk_gen(const gk_pos_t *p, gk_action_t *out) { return games[p->game]->gen(p, out); }
-void gk_play(gk_pos_t *p, gk_action_t a) { games[p->game]->play(p, a); }
+int gk_gen(const gk_pos_t *p, gk_action_t *out) {
+    return games[p->game]->gen(p, out);
+}
+void gk_play(gk_pos_t *p, gk_action_t a) {
+    games[p->game]->play(p, a);
+}
 
 void gk_set_result(gk_pos_t *p, gk_result_t r, gk_reason_t why) {
     p->result = (uint8_t)r;

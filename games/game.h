@@ -142,8 +142,12 @@ const gk_game_t *gk_game_by_name(const char *name);
 /* Variant number of `name` in game g, or -1. */
 int gk_variant_by_name(const gk_game_t *g, const char *name);
 
-static inline const gk_game_t *gk_game_of(const gk_pos_t *p) { return gk_game_by_id(p->game); }
-static inline bool gk_over(const gk_pos_t *p) { return p->result != GK_ONGOING; }
+static inline const gk_game_t *gk_game_of(const gk_pos_t *p) {
+    return gk_game_by_id(p->game);
+}
+static inline bool gk_over(const gk_pos_t *p) {
+    return p->result != GK_ONGOING;
+}
 
 /* Convenience dispatchers for code that serves every game. */
 int gk_gen(const gk_pos_t *p, gk_action_t *out);
