@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "eval.h"
+
 enum { TUNE_OK = 0, TUNE_ENOMEM = -1, TUNE_EINVAL = -2, TUNE_EEMPTY = -3, TUNE_EDATA = -4 };
 enum { TUNE_XENT = 0, TUNE_MSE = 1 };
 
@@ -179,5 +181,47 @@ typedef struct tune_data_stats {
  * feature counts; samples are appended. */
 int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t *o, tune_vset_t *v,
                    tune_pset_t *p, tune_data_stats_t *st, char *err, size_t errcap);
+
+/* ---------------------------------------------------------------------------------
+ * The whole job of `gounki tune` (eval/tune_run.c), shared with the training loop:
+ * load the logs, split by game, drop duplicates in each part, refuse too few positions,
+ * fit the scale K (value) with the start weights, fit the value weights, optionally the
+ * policy weights, and return the new weights (scale = K) with everything measured.
+ * --------------------------------------------------------------------------------- */
+
+typedef struct tune_run_opts {
+    const char *const *logs;
+    int nlogs;
+    tune_data_opts_t data;     /* game, target, mix, policy, threads */
+    tune_opts_t fit;           /* loss, epochs, batch, lr, l2, patience, threads, seed */
+    double val_frac;           /* share of games held out for validation */
+    int fit_k;                 /* fit the scale first (else keep the start file's scale) */
+    long min_positions;        /* fewer training positions than this is an error */
+    double policy_temperature; /* the search's prior temperature */
+} tune_run_opts_t;
+
+void tune_run_opts_default(tune_run_opts_t *o);
+
+typedef struct tune_run_report {
+    tune_data_stats_t data;
+    size_t train_n, val_n;         /* value samples after dropping duplicates */
+    long dropped;                  /* duplicates dropped */
+    size_t ptrain_n, pval_n;       /* policy samples */
+    double k_start, k;             /* scale of the start weights, scale used */
+    double train_start, val_start; /* losses of the start weights as loaded (scale k_start) */
+    tune_report_t value;           /* at scale k: before = start weights, after = result */
+    int did_policy;
+    tune_report_t policy;
+    float mean_abs_f[EV_MAX_FEATURES]; /* mean |feature| over the training samples */
+} tune_run_report_t;
+
+/* Returns 0 and fills out (a copy of from with new weights and scale), or a TUNE_E* code
+ * with a one-line reason in err. */
+int tune_run(const tune_run_opts_t *o, const ev_weights_t *from, ev_weights_t *out,
+             tune_run_report_t *rep, char *err, size_t errcap);
+
+/* One-line provenance text for the tuned weights (logs, positions, losses, date,
+ * engine version), at most cap bytes. */
+void tune_provenance(const tune_run_opts_t *o, const tune_run_report_t *rep, char *buf, size_t cap);
 
 #endif
