@@ -1,0 +1,324 @@
+/* search/baselines.c -- random, greedy and alpha-beta players (see baselines.h). */
+#include "baselines.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../eval/classic.h"
+
+#define WIN_BOUND (BL_WIN - 10000) /* scores beyond this are proven wins or losses */
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int bl_eval_points(const bl_eval_t *e, const gk_pos_t *p) {
+    if (e->kind == BL_EVAL_CLASSIC) return classic_eval(p);
+    float scale = e->w.scale > 0 ? e->w.scale : 1.0f;
+    float pts = ev_logit(&e->w, p) / scale;
+    if (pts > WIN_BOUND / 2) pts = WIN_BOUND / 2;
+    if (pts < -WIN_BOUND / 2) pts = -WIN_BOUND / 2;
+    return (int)lrintf(pts);
+}
+
+double bl_points_to_prob(const bl_eval_t *e, int points) {
+    if (points >= WIN_BOUND) return 1.0;
+    if (points <= -WIN_BOUND) return 0.0;
+    /* Classic: one square (100 points) ahead is worth about a 62% chance. */
+    double k = e->kind == BL_EVAL_OURS && e->w.scale > 0 ? e->w.scale : 0.005;
+    return 1.0 / (1.0 + exp(-k * points));
+}
+
+gk_action_t bl_random(const gk_pos_t *p, uint64_t seed) {
+    gk_action_t list[GK_MAX_ACTIONS];
+    if (gk_over(p)) return GK_NO_ACTION;
+    int n = gk_gen(p, list);
+    if (n <= 0) return GK_NO_ACTION;
+    uint64_t st = seed;
+    return list[gk_splitmix64(&st) % (uint64_t)n];
+}
+
+/* Score of a finished position for `side`, d actions from the root. */
+static int final_score(const gk_pos_t *q, int side, int d) {
+    int r = gk_result_for(q, side);
+    return r > 0 ? BL_WIN - d : r < 0 ? -(BL_WIN - d) : 0;
+}
+
+gk_action_t bl_greedy(const bl_eval_t *e, const gk_pos_t *p, uint64_t seed, int *score) {
+    gk_action_t list[GK_MAX_ACTIONS];
+    if (gk_over(p)) return GK_NO_ACTION;
+    int n = gk_gen(p, list);
+    if (n <= 0) return GK_NO_ACTION;
+    uint64_t st = seed;
+    int best = INT32_MIN, ties = 0;
+    gk_action_t pick = GK_NO_ACTION;
+    for (int i = 0; i < n; i++) {
+        gk_pos_t q = *p;
+        gk_play(&q, list[i]);
+        int s;
+        if (gk_over(&q)) {
+            s = final_score(&q, p->stm, 1);
+        } else {
+            s = bl_eval_points(e, &q);
+            if (q.stm != p->stm) s = -s;
+        }
+        if (s > best) {
+            best = s;
+            pick = list[i];
+            ties = 1;
+        } else if (s == best) {
+            /* Reservoir choice among the ties: uniform, one draw per tie. */
+            ties++;
+            if (gk_splitmix64(&st) % (uint64_t)ties == 0) pick = list[i];
+        }
+    }
+    if (score) *score = best;
+    return pick;
+}
+
+/* ---- alpha-beta ---- */
+
+enum { TT_EXACT = 1, TT_LOWER = 2, TT_UPPER = 3 };
+
+typedef struct tt_entry {
+    uint64_t key;
+    gk_action_t move;
+    int32_t score;
+    int16_t depth;
+    uint8_t flag;
+} tt_entry_t;
+
+#define HISTORY_SIZE 8192
+
+struct ab_search {
+    bl_eval_t eval;
+    tt_entry_t *tt;
+    uint64_t tt_mask;
+    int history[HISTORY_SIZE];
+    gk_action_t killer[AB_MAX_DEPTH + 1][2];
+    /* Per-ply move lists and ordering keys: a Gobs node can have ~1000 actions, too many
+     * for the stack of a deep recursion. */
+    gk_action_t acts[AB_MAX_DEPTH + 1][GK_MAX_ACTIONS];
+    int64_t keys[AB_MAX_DEPTH + 1][GK_MAX_ACTIONS];
+    uint64_t path[AB_MAX_DEPTH + 2]; /* hashes of turn-boundary positions on the path */
+    const gk_hist_t *hist;
+    uint64_t nodes;
+    double deadline; /* 0 = none */
+    int stop;
+    gk_action_t root_best;
+    int root_done; /* root moves fully searched in the current iteration */
+};
+
+ab_search_t *ab_new(const bl_eval_t *e, size_t tt_mb) {
+    ab_search_t *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    if (tt_mb == 0) tt_mb = 16;
+    uint64_t n = 1;
+    while (n * 2 * sizeof(tt_entry_t) <= (uint64_t)tt_mb << 20) n *= 2;
+    s->tt = calloc(n, sizeof(tt_entry_t));
+    if (!s->tt) {
+        free(s);
+        return NULL;
+    }
+    s->tt_mask = n - 1;
+    s->eval = *e;
+    return s;
+}
+
+void ab_free(ab_search_t *s) {
+    if (!s) return;
+    free(s->tt);
+    free(s);
+}
+
+void ab_clear(ab_search_t *s) {
+    memset(s->tt, 0, (s->tt_mask + 1) * sizeof(tt_entry_t));
+    memset(s->history, 0, sizeof s->history);
+    memset(s->killer, 0, sizeof s->killer);
+}
+
+static unsigned hist_slot(gk_action_t a, int stm) {
+    return (unsigned)(((uint64_t)a * 0x9E3779B97F4A7C15ull + (uint64_t)stm) >> 51) &
+           (HISTORY_SIZE - 1);
+}
+
+/* Mate scores are stored relative to the node so that they stay right wherever the
+ * position is met again. */
+static int to_tt(int v, int ply) {
+    return v > WIN_BOUND ? v + ply : v < -WIN_BOUND ? v - ply : v;
+}
+static int from_tt(int v, int ply) {
+    return v > WIN_BOUND ? v - ply : v < -WIN_BOUND ? v + ply : v;
+}
+
+static int repeated(const ab_search_t *s, const gk_pos_t *q, int ply) {
+    for (int i = 0; i <= ply; i++)
+        if (s->path[i] == q->hash) return 1;
+    return s->hist && gk_hist_count(s->hist, q->hash) > 0;
+}
+
+static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int beta, int ply) {
+    s->nodes++;
+    if (s->deadline > 0 && (s->nodes & 1023) == 0 && now_s() >= s->deadline) s->stop = 1;
+    if (s->stop) return 0;
+    if (depth <= 0 || ply >= AB_MAX_DEPTH) return bl_eval_points(&s->eval, p);
+
+    int alpha0 = alpha;
+    tt_entry_t *te = &s->tt[p->hash & s->tt_mask];
+    gk_action_t ttmove = GK_NO_ACTION;
+    if (te->key == p->hash) {
+        ttmove = te->move;
+        int v = from_tt(te->score, ply);
+        if (ply > 0 && te->depth >= depth &&
+            (te->flag == TT_EXACT || (te->flag == TT_LOWER && v >= beta) ||
+             (te->flag == TT_UPPER && v <= alpha)))
+            return v;
+    }
+
+    gk_action_t *acts = s->acts[ply];
+    int64_t *keys = s->keys[ply];
+    int n = gk_gen(p, acts);
+    if (n <= 0) return -(BL_WIN - ply); /* no legal action: the side to move loses */
+
+    /* Move ordering: the table's move, killers, history; near the root (depth >= 2) the
+     * static value of each child, which pays for itself in cut-offs. */
+    for (int i = 0; i < n; i++) {
+        gk_action_t a = acts[i];
+        int64_t k = s->history[hist_slot(a, p->stm)];
+        if (a == ttmove)
+            k = INT64_C(1) << 60;
+        else if (a == s->killer[ply][0])
+            k += INT64_C(1) << 40;
+        else if (a == s->killer[ply][1])
+            k += INT64_C(1) << 39;
+        if (depth >= 2 && a != ttmove) {
+            gk_pos_t q = *p;
+            gk_play(&q, a);
+            int v;
+            if (gk_over(&q))
+                v = final_score(&q, p->stm, ply + 1);
+            else
+                v = q.stm == p->stm ? bl_eval_points(&s->eval, &q) : -bl_eval_points(&s->eval, &q);
+            k += (int64_t)v << 20;
+        }
+        keys[i] = k;
+    }
+
+    int best = INT32_MIN;
+    gk_action_t bestmove = GK_NO_ACTION;
+    for (int i = 0; i < n; i++) {
+        int j = i;
+        for (int k = i + 1; k < n; k++)
+            if (keys[k] > keys[j]) j = k;
+        gk_action_t a = acts[j];
+        acts[j] = acts[i];
+        keys[j] = keys[i];
+        acts[i] = a;
+
+        gk_pos_t q = *p;
+        gk_play(&q, a);
+        int v;
+        if (gk_over(&q)) {
+            v = final_score(&q, p->stm, ply + 1);
+        } else if (q.in_turn == 0 && repeated(s, &q, ply)) {
+            v = 0;
+        } else {
+            s->path[ply + 1] = q.in_turn == 0 ? q.hash : 0;
+            if (q.stm == p->stm)
+                v = negamax(s, &q, depth - 1, alpha, beta, ply + 1);
+            else
+                v = -negamax(s, &q, depth - 1, -beta, -alpha, ply + 1);
+        }
+        if (s->stop) return 0;
+        if (ply == 0) s->root_done++;
+        if (v > best) {
+            best = v;
+            bestmove = a;
+            if (ply == 0) s->root_best = a;
+        }
+        if (v > alpha) alpha = v;
+        if (alpha >= beta) {
+            unsigned h = hist_slot(a, p->stm);
+            if (s->history[h] < (1 << 28)) s->history[h] += depth * depth;
+            if (s->killer[ply][0] != a) {
+                s->killer[ply][1] = s->killer[ply][0];
+                s->killer[ply][0] = a;
+            }
+            break;
+        }
+    }
+
+    te->key = p->hash;
+    te->move = bestmove;
+    te->score = to_tt(best, ply);
+    te->depth = (int16_t)depth;
+    te->flag = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
+    return best;
+}
+
+static int legal(const gk_pos_t *p, gk_action_t a) {
+    gk_action_t list[GK_MAX_ACTIONS];
+    int n = gk_gen(p, list);
+    for (int i = 0; i < n; i++)
+        if (list[i] == a) return 1;
+    return 0;
+}
+
+int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_limits_t *lim,
+              ab_result_t *out) {
+    memset(out, 0, sizeof *out);
+    if (gk_over(p)) return -1;
+    double t0 = now_s();
+    int maxd = lim->depth > 0 && lim->depth < AB_MAX_DEPTH ? lim->depth : AB_MAX_DEPTH;
+    s->hist = h;
+    s->nodes = 0;
+    s->stop = 0;
+    s->deadline = lim->time_s > 0 ? t0 + lim->time_s : 0;
+    s->path[0] = p->in_turn == 0 ? p->hash : 0;
+    memset(s->killer, 0, sizeof s->killer);
+
+    gk_action_t best = GK_NO_ACTION;
+    int score = 0;
+    for (int d = 1; d <= maxd; d++) {
+        s->root_best = GK_NO_ACTION;
+        s->root_done = 0;
+        int v = negamax(s, p, d, -BL_WIN - 1, BL_WIN + 1, 0);
+        if (s->stop) {
+            /* The first root move searched is the previous best (the table's move), so
+             * any move that beat it in the unfinished iteration is a real improvement. */
+            if (s->root_done > 0 && s->root_best != GK_NO_ACTION) best = s->root_best;
+            break;
+        }
+        best = s->root_best;
+        score = v;
+        out->depth = d;
+        if (v > WIN_BOUND || v < -WIN_BOUND) break; /* proven: deeper cannot change it */
+    }
+    if (best == GK_NO_ACTION) {
+        /* Stopped before the first move of depth 1 finished: any legal move will do. */
+        gk_action_t list[GK_MAX_ACTIONS];
+        int n = gk_gen(p, list);
+        best = n > 0 ? list[0] : GK_NO_ACTION;
+        score = n > 0 ? 0 : -BL_WIN;
+    }
+    out->best = best;
+    out->score = score;
+    out->nodes = s->nodes;
+    out->seconds = now_s() - t0;
+
+    /* Principal variation: the table's moves from the root, checked for legality since
+     * a slot may have been overwritten by another position with the same index. */
+    gk_pos_t q = *p;
+    gk_action_t a = best;
+    while (out->npv < AB_MAX_PV && a != GK_NO_ACTION && !gk_over(&q) && legal(&q, a)) {
+        out->pv[out->npv++] = a;
+        gk_play(&q, a);
+        tt_entry_t *te = &s->tt[q.hash & s->tt_mask];
+        a = te->key == q.hash ? te->move : GK_NO_ACTION;
+    }
+    return 0;
+}
