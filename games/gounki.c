@@ -587,7 +587,7 @@ static int parse_mv(const gk_pos_t *p, const char *text, mv_t *m, char *err, siz
         return -1;
     }
     if (m->deploy < 0) m->deploy = m->n > 1;
-    if (m->x && m->deploy) {
+    if (m->x && (m->deploy || m->n > 1)) {
         snprintf(err, errcap, "a deployment cannot capture");
         return -1;
     }
@@ -665,7 +665,17 @@ static int gounki_parse_move(const gk_pos_t *p, const char *text, gk_action_t *s
         snprintf(why, sizeof why, "a stack of %d deploys at most %d pieces", size, size);
     else if (in.deploy && in.t[in.n - 1] != RAY_EXIT && in.n != size)
         snprintf(why, sizeof why, "a stack of %d must deploy all %d pieces", size, size);
-    else if (!in.deploy && in.t[0] != RAY_EXIT) {
+    else if (in.deploy) {
+        for (int i = 0; i < in.n; i++) {
+            int u = in.t[i] == RAY_EXIT ? 0 : p->b.cell[in.t[i]];
+            if ((u & 15) && ((u >> 4) & 1) != p->stm) {
+                char ts[4];
+                sq_name(in.t[i], ts);
+                snprintf(why, sizeof why, "a deployment cannot drop on an enemy piece (%s)", ts);
+                break;
+            }
+        }
+    } else if (in.t[0] != RAY_EXIT) {
         int u = p->b.cell[in.t[0]];
         if ((u & 15) && ((u >> 4) & 1) == p->stm && gounki_cell_size(u) + size > 3)
             snprintf(why, sizeof why, "the stack would hold %d pieces (at most 3)",
