@@ -1,0 +1,117 @@
+/*
+ * selfplay/train.h -- the training loop: self-play -> tune -> gate -> promote, repeated,
+ * resumable after a kill at any point, with an Elo ladder as its report.
+ *
+ * Contract
+ * --------
+ * Generation 0 is the start weights.  Generation g >= 1 runs four phases:
+ *   1. SELFPLAY  `games` self-play games with the current best weights, on every MPI
+ *                rank (selfplay/selfplay.h), logs in DIR/gen-GGG/logs;
+ *   2. TUNE      tune_run() (eval/tune.h) from the best weights on the logs of the
+ *                last `window` generations -> candidate DIR/gen-GGG/weights.txt;
+ *   3. MATCH     candidate against the best, colour-swapped pairs (selfplay/match.h),
+ *                `match_games` games or an SPRT; the candidate is PROMOTED when the SPRT
+ *                accepts H1, or (no SPRT) when the lower end of the 95% Elo interval is
+ *                above 0 (gate=interval) or its score is above 1/2 (gate=score);
+ *   4. LADDER    a promoted candidate plays generation 0 (`ladder_games` games), which
+ *                places it on the Elo ladder with an interval.
+ * Phases 2-4 run on rank 0 with OpenMP threads; the other ranks wait in a barrier that
+ * polls every 50 ms (MPI_Ibarrier + MPI_Test + sleep) instead of spinning, so they leave
+ * the cores to rank 0.
+ *
+ * DIR holds everything: gen-GGG/ (logs, weights.txt, match.txt), state.txt, report.txt
+ * and ladder.svg.  state.txt (docs/FORMATS.md, "Training state") is rewritten atomically
+ * (temporary file, fsync, rename) after every phase; a rerun of the same command
+ * continues from the last finished phase (a phase cut short is redone: self-play resumes
+ * its own logs, tuning and matches are deterministic and start over).  Settings that
+ * decide the games are fingerprinted in state.txt; resuming with other settings is
+ * refused.  `generations` may grow between runs (continue a finished run).
+ *
+ * Library code: returns 0 or -1 with a one-line reason; prints progress to stdout on
+ * rank 0 only (unless quiet).
+ */
+#ifndef GK_TRAIN_H
+#define GK_TRAIN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../eval/tune.h"
+#include "elo.h"
+
+#define TRAIN_MAX_GENERATIONS 999
+
+enum { TRAIN_GATE_INTERVAL = 0, TRAIN_GATE_SCORE = 1 };
+
+typedef struct train_opts {
+    const char *dir;  /* run directory (created) */
+    gk_rules_t rules; /* game, variant, ply limit */
+    int generations;  /* run until this many generations are finished */
+    int games;        /* self-play games per generation */
+    int playouts;     /* per action, self-play and matches */
+    int openings;     /* random opening turns, self-play and matches */
+    int match_games;  /* gating match games (even); the SPRT's cap with sprt */
+    bool sprt;        /* gate by SPRT */
+    elo_sprt_t sprt_params;
+    int gate;         /* TRAIN_GATE_* when !sprt */
+    int ladder_games; /* promoted vs generation 0; 0 = no ladder matches */
+    int window;       /* generations of logs the tuner reads */
+    const char *from; /* start weights file; NULL = the game's defaults */
+    uint64_t seed;
+    int threads;          /* OpenMP threads per rank */
+    tune_run_opts_t tune; /* target, loss, epochs, ... (logs, game: set by the loop) */
+    bool quiet;
+    volatile sig_atomic_t *stop; /* set by the caller's SIGTERM/SIGINT handler; may be NULL */
+} train_opts_t;
+
+void train_opts_default(train_opts_t *o);
+
+/* Everything known about one generation (state.txt keeps these). */
+typedef struct train_gen {
+    int phases;      /* TRAIN_PH_* bits of the finished phases */
+    int best_before; /* generation whose weights played the self-play */
+    int best_after;  /* the best generation once this one is decided */
+    int promoted;
+    uint64_t games;     /* self-play games played, and their wall time (a resumed */
+    double selfplay_s;  /* phase counts only what the resumed run played) */
+    uint64_t positions; /* tuner training positions */
+    double k, train_before, train_after, val_before, val_after, tune_s;
+    uint64_t mw, md, ml; /* gating match, for the candidate */
+    double elo, elo_lo, elo_hi, match_s;
+    int ladder; /* ladder match played */
+    uint64_t lw, ld, ll;
+    double lelo, lelo_lo, lelo_hi;
+} train_gen_t;
+
+enum {
+    TRAIN_PH_SELFPLAY = 1,
+    TRAIN_PH_TUNE = 2,
+    TRAIN_PH_MATCH = 4,
+    TRAIN_PH_LADDER = 8,
+    TRAIN_PH_ALL = 15
+};
+
+typedef struct train_state {
+    uint64_t fingerprint; /* of the settings that decide the games */
+    int ngen;             /* records gen[0 .. ngen-1]; gen[0] is the start */
+    train_gen_t gen[TRAIN_MAX_GENERATIONS + 1];
+} train_state_t;
+
+/* Runs (or resumes) the loop.  Call on every rank of MPI_COMM_WORLD (MPI initialised,
+ * thread level at least MPI_THREAD_FUNNELED) with the same options.  Returns 0 when
+ * `generations` generations are finished, -1 with a reason in err otherwise (every
+ * rank returns the same status). */
+int train_run(const train_opts_t *o, char *err, size_t errcap);
+
+/* State file text and parsing (for tests and fuzzing; see docs/FORMATS.md). */
+long train_state_format(const train_state_t *s, char *buf, size_t cap);
+int train_state_parse(const char *text, size_t len, train_state_t *s, char *err, size_t errcap);
+
+/* Writes DIR/report.txt and DIR/ladder.svg from the state; also prints the report
+ * table to out when out is not NULL.  Returns 0 or -1 with a reason. */
+int train_report(const char *dir, const train_state_t *s, FILE *out, char *err, size_t errcap);
+
+#endif
