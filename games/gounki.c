@@ -393,8 +393,12 @@ static void action_to_mv(const gk_pos_t *p, gk_action_t a, mv_t *m) {
 }
 
 static int put_sq(char *s, int sq) {
-    if (sq == RAY_EXIT) return sprintf(s, "Out");
-    return sprintf(s, "%c%d", 'a' + (sq & 7), (sq >> 3) + 1);
+    if (sq == RAY_EXIT) {
+        memcpy(s, "Out", 4);
+        return 3;
+    }
+    s[0] = (char)('a' + (sq & 7)), s[1] = (char)('1' + (sq >> 3)), s[2] = 0;
+    return 2;
 }
 
 static int mv_text(const mv_t *m, char *buf, size_t cap) {
