@@ -1,0 +1,102 @@
+/*
+ * selfplay/match.h -- a match between two players (search/player.h): colour-swapped
+ * pairs of games from the same opening, played in parallel, scored as W/D/L and as
+ * pentanomial pair results, with an Elo estimate and an optional SPRT that stops early.
+ *
+ * Contract
+ * --------
+ * Pair i (0-based) starts from opening i: `opening_plies` random turns (uniform over the
+ * actions, turn by turn) from the start position, drawn from a generator seeded by
+ * (seed, i) and redrawn when they would end the game.  Game 2i has A as White, game
+ * 2i+1 has A as Black, both from that opening.  Every player is told
+ * player_new_game(seed_of(seed, game)) before a game and gets a per-action seed derived
+ * from (seed, game, action number), so a game is a pure function of (seed, its index,
+ * the specs) whenever the players are deterministic (budgets in playouts or depth, one
+ * search thread): the same games come out whatever `threads` is.
+ *
+ * Games run `threads` at a time (OpenMP; each worker thread has its own pair of players,
+ * each with its own search threads).  Results are COUNTED in pair order: a pair enters
+ * the statistics only when every earlier pair has too, so the statistics, the SPRT
+ * decision and the stopping point are the same whatever the scheduling.  When the SPRT
+ * decides, no new pair starts; the pairs already running finish but are not counted
+ * unless they precede the deciding pair.
+ *
+ * A player that returns no action, or an illegal one, makes match_run() fail with a
+ * reason (never a silent loss).  Callbacks run under a lock, one at a time, from any
+ * worker thread.
+ */
+#ifndef GK_MATCH_H
+#define GK_MATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../games/game.h"
+#include "elo.h"
+
+#define MATCH_MAX_ACTIONS 8192 /* actions kept per game for its record */
+
+/* One finished game. */
+typedef struct match_game {
+    int index;      /* game number; pair = index / 2 */
+    int a_white;    /* 1 when A had White */
+    gk_pos_t start; /* the match's start position (before the opening) */
+    int nopening;   /* the first nopening actions are the random opening */
+    int nactions;   /* actions from start, opening included */
+    gk_action_t *actions;
+    gk_result_t result;
+    gk_reason_t reason;
+    int turns;                   /* turns played from start */
+    int score_a;                 /* 2 win, 1 draw, 0 loss, for A */
+    double seconds_a, seconds_b; /* thinking time */
+    uint64_t work_a, work_b;     /* playouts/nodes spent */
+    int truncated;               /* more than MATCH_MAX_ACTIONS actions: record cut short */
+} match_game_t;
+
+/* The counted results so far. */
+typedef struct match_stats {
+    int games_total;                 /* as asked */
+    int pairs_counted;               /* pairs 0..pairs_counted-1 are in the counts below */
+    int games_finished;              /* games finished, counted or not */
+    uint64_t w, d, l;                /* games, for A */
+    uint64_t penta[5];               /* pairs by A's points: 0, 1/2, 1, 3/2, 2 */
+    uint64_t white_wins, black_wins; /* colour balance, for the record */
+    uint64_t plies;                  /* turns over counted games */
+    double seconds_a, seconds_b;     /* thinking time over counted games */
+    uint64_t work_a, work_b;
+    int elo_ok;         /* the estimate below is valid (at least one pair) */
+    elo_estimate_t elo; /* pentanomial, 95% */
+    bool sprt;          /* an SPRT is running */
+    double llr, llr_lower, llr_upper;
+    elo_sprt_state_t sprt_state;
+    double wall_s;
+} match_stats_t;
+
+typedef struct match_opts {
+    const char *spec_a, *spec_b; /* player specs (search/player.h) */
+    gk_pos_t start;              /* unfinished turn-boundary start position */
+    int games;                   /* even, >= 2 */
+    int opening_plies;           /* random turns before the players take over */
+    uint64_t seed;
+    int threads; /* games at once (>= 1) */
+    bool sprt;
+    elo_sprt_t sprt_params;
+    /* Called after each counted pair with its two games in order (game 2i, 2i+1) and the
+     * statistics including it; may be NULL. */
+    void (*on_pair)(void *ctx, const match_game_t *g0, const match_game_t *g1,
+                    const match_stats_t *st);
+    /* Called after each finished game (in completion order, counted or not); may be NULL. */
+    void (*on_game)(void *ctx, const match_game_t *g, const match_stats_t *st);
+    void *ctx;
+} match_opts_t;
+
+/* Checks the options (specs are checked by building the players).  Returns 0, or -1
+ * with a one-line reason in err. */
+int match_check(const match_opts_t *o, char *err, size_t errcap);
+
+/* Plays the match.  Returns 0 with the final statistics in *st, or -1 with a reason in
+ * err (bad options, a player that could not be made, a player that failed to move). */
+int match_run(const match_opts_t *o, match_stats_t *st, char *err, size_t errcap);
+
+#endif

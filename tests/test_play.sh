@@ -1,0 +1,80 @@
+#!/bin/bash
+# tests/test_play.sh -- `gounki play` driven by here-documents: moves, illegal input,
+# undo, save/replay, resign, end of input, engine against engine, a Gobs jump chain.
+set -u
+fail=0
+T=${TMPDIR:-/tmp}/test_play.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+bad() { echo "FAIL: $*"; fail=1; }
+has() { grep -q -e "$2" "$1" || bad "$3 (looked for '$2' in $1)"; }
+
+# 1. A person as White against a depth-1 alpha-beta.
+"$GOUNKI" play --human white --engine ab:depth=1,eval=classic > "$T/p1.out" 2>&1 <<IN
+help
+a2-a9
+hello world
+b2-b3
+undo
+c2-d3
+save $T/game.txt
+resign
+undo
+save
+d2-d3
+IN
+rc=$?
+[ $rc = 0 ] || bad "play exited $rc at end of input"
+has "$T/p1.out" "illegal move 'a2-a9'" "illegal move not explained"
+has "$T/p1.out" "illegal move 'hello world'" "garbage not explained"
+has "$T/p1.out" "White plays b2-b3" "human move not played"
+has "$T/p1.out" "Black plays .*win [0-9.]*%, [0-9.]* s" "engine answer without win probability and time"
+has "$T/p1.out" "took back to ply 0" "undo did not go back"
+has "$T/p1.out" "White plays c2-d3" "move after undo not played"
+has "$T/p1.out" "saved to" "save failed"
+has "$T/p1.out" "game over: 0-1 (resign)" "resign not reported"
+has "$T/p1.out" "save needs a file name" "save without a file not explained"
+has "$T/p1.out" "White plays d2-d3" "undo of a resignation did not reopen the game"
+has "$T/p1.out" "end of input" "end of input not handled"
+[ "$(grep -c 'White plays' "$T/p1.out")" = 3 ] || bad "expected 3 human moves"
+# The saved record holds White's c2-d3 and Black's answer, and replays.
+[ -s "$T/game.txt" ] || bad "no record saved"
+has "$T/game.txt" '^1\. c2-d3 ' "record lacks the moves"
+if "$GOUNKI" replay --help > /dev/null 2>&1; then
+    "$GOUNKI" replay "$T/game.txt" > "$T/replay.out" 2>&1 || bad "saved game does not replay: $(tail -1 "$T/replay.out")"
+fi
+
+# 2. A person as Black: the engine opens.
+printf 'quit\n' | "$GOUNKI" play --human black --engine random --seed 3 --quiet-board > "$T/p2.out" 2>&1
+[ $? = 0 ] || bad "quit did not exit 0"
+head -3 "$T/p2.out" | grep -q '^White plays' || bad "engine did not open as White"
+has "$T/p2.out" "bye$" "quit not acknowledged"
+
+# 3. Engine against engine to the end.
+"$GOUNKI" play --human none --engine ab:depth=2,eval=classic --engine2 random --seed 2 \
+    < /dev/null > "$T/p3.out" 2>&1 || bad "engine vs engine failed"
+has "$T/p3.out" "^game over: 1-0" "depth 2 did not beat random as White"
+# The same engine on both sides also plays through.
+"$GOUNKI" play --human none --engine greedy --quiet-board < /dev/null > "$T/p3b.out" 2>&1 ||
+    bad "engine vs itself failed"
+has "$T/p3b.out" "^game over" "engine vs itself did not finish"
+
+# 4. Gobs: a person's jump chain of four legs is one move (two people at the board).
+P="standard bbbbbbbbb/9/9/3b5/1b7/2b1b1w2/9/9/wwwwwwwww w 0 - *"
+"$GOUNKI" play --game gobs --position "$P" --human both --quiet-board > "$T/p4.out" 2>&1 <<IN
+g4:d4:b4:b6:z9
+g4:d4:b4:b6:f6
+board
+IN
+has "$T/p4.out" "illegal move 'g4:d4:b4:b6:z9'" "bad chain not refused"
+has "$T/p4.out" "White plays g4:d4:b4:b6:f6" "chain not played as one move"
+has "$T/p4.out" "white 14, black 9" "the four jumped pieces were not flipped"
+
+# 5. Bad options: exit 2, one line.
+"$GOUNKI" play --human purple < /dev/null > /dev/null 2> "$T/e1"
+[ $? = 2 ] && [ "$(wc -l < "$T/e1")" = 1 ] || bad "--human purple: $(cat "$T/e1")"
+"$GOUNKI" play --engine ab:depth=-3 < /dev/null > /dev/null 2> "$T/e2"
+[ $? = 2 ] && grep -q depth "$T/e2" || bad "--engine ab:depth=-3: $(cat "$T/e2")"
+"$GOUNKI" play --help | grep -q 'usage: gounki play' || bad "--help"
+
+exit $fail
