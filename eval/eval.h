@@ -50,10 +50,10 @@
 #define EV_FORMAT_VERSION 1
 
 typedef struct ev_weights {
-    int game;     /* GK_GAME_* */
-    int nvalue;   /* == ev_num_features(game) */
-    int npolicy;  /* == ev_policy_num_features(game) */
-    float scale;  /* logit = scale * dot(value, trace) */
+    int game;    /* GK_GAME_* */
+    int nvalue;  /* == ev_num_features(game) */
+    int npolicy; /* == ev_policy_num_features(game) */
+    float scale; /* logit = scale * dot(value, trace) */
     float value[EV_MAX_FEATURES];
     float policy[EV_MAX_POLICY];
     char provenance[EV_PROVENANCE_MAX]; /* NUL-terminated, one line */

@@ -50,23 +50,23 @@ enum { MCTS_PLAYOUT_POLICY = 0, MCTS_PLAYOUT_RANDOM = 1 };
 
 /* Every tunable constant of the search, by name (mcts_params_set() uses these names). */
 typedef struct mcts_params {
-    float c_puct;        /* exploration constant of PUCT (c_puct) */
-    float fpu;           /* first-play urgency: unvisited child Q = parent Q - fpu (fpu) */
-    float temperature;   /* softmax temperature of the policy priors (temperature) */
-    int playout_depth;   /* actions played from a leaf before evaluating; 0 = pure
-                            evaluation; -1 = play to the end of the game (playout_depth) */
-    int playout;         /* MCTS_PLAYOUT_POLICY (sample from the priors) or _RANDOM (playout) */
-    bool use_eval;       /* false: a playout that stops early scores 0.5 (eval) */
-    bool use_priors;     /* false: uniform priors, no move features (priors) */
-    bool solver;         /* propagate proven values (solver) */
-    int virtual_loss;    /* losses counted per thread in flight through a node (virtual_loss) */
-    int threads;         /* OpenMP threads (threads) */
-    int parallel;        /* MCTS_PAR_TREE or MCTS_PAR_ROOT (parallel=tree|root) */
-    int tree_mb;         /* arena size in MiB (tree_mb) */
-    uint64_t seed;       /* playout and noise randomness (seed) */
-    float noise_alpha;   /* Dirichlet alpha of root noise (noise_alpha) */
-    float noise_frac;    /* weight of root noise in the priors; 0 = none (noise_frac) */
-    bool reuse;          /* keep the subtree between searches (reuse) */
+    float c_puct;      /* exploration constant of PUCT (c_puct) */
+    float fpu;         /* first-play urgency: unvisited child Q = parent Q - fpu (fpu) */
+    float temperature; /* softmax temperature of the policy priors (temperature) */
+    int playout_depth; /* actions played from a leaf before evaluating; 0 = pure
+                          evaluation; -1 = play to the end of the game (playout_depth) */
+    int playout;       /* MCTS_PLAYOUT_POLICY (sample from the priors) or _RANDOM (playout) */
+    bool use_eval;     /* false: a playout that stops early scores 0.5 (eval) */
+    bool use_priors;   /* false: uniform priors, no move features (priors) */
+    bool solver;       /* propagate proven values (solver) */
+    int virtual_loss;  /* losses counted per thread in flight through a node (virtual_loss) */
+    int threads;       /* OpenMP threads (threads) */
+    int parallel;      /* MCTS_PAR_TREE or MCTS_PAR_ROOT (parallel=tree|root) */
+    int tree_mb;       /* arena size in MiB (tree_mb) */
+    uint64_t seed;     /* playout and noise randomness (seed) */
+    float noise_alpha; /* Dirichlet alpha of root noise (noise_alpha) */
+    float noise_frac;  /* weight of root noise in the priors; 0 = none (noise_frac) */
+    bool reuse;        /* keep the subtree between searches (reuse) */
 } mcts_params_t;
 
 /* Budget of one search.  Zero means "no limit of this kind"; at least one of playouts,
@@ -89,24 +89,24 @@ enum { MCTS_UNPROVEN = 0, MCTS_PROVEN_WIN = 1, MCTS_PROVEN_LOSS = 2, MCTS_PROVEN
 typedef struct mcts_child {
     gk_action_t action;
     uint32_t visits;
-    float value; /* mean value for the side to move at the root, in [0, 1] */
-    float prior; /* policy prior (after root noise) */
+    float value;    /* mean value for the side to move at the root, in [0, 1] */
+    float prior;    /* policy prior (after root noise) */
     uint8_t proof;  /* MCTS_UNPROVEN / _WIN / _LOSS / _DRAW for the root's side to move */
     uint16_t plies; /* length of the proof in actions (from the root) when proven */
 } mcts_child_t;
 
 typedef struct mcts_result {
-    gk_action_t best; /* GK_NO_ACTION only when the root has no legal action */
-    float value;      /* root win probability for the side to move */
-    uint64_t playouts;   /* playouts run by this search */
-    uint64_t nodes;      /* nodes in the tree at the end */
-    uint64_t reused;     /* visits inherited from the previous search */
-    double seconds;      /* wall time */
-    int depth_max;       /* deepest playout path, in actions */
-    uint8_t proof;       /* MCTS_UNPROVEN / _WIN / _LOSS / _DRAW for the side to move */
-    uint16_t proof_plies;/* actions to the end of the game when proven */
-    bool tree_full;      /* the arena filled up and the tree stopped growing */
-    bool stopped_early;  /* the budget was cut short: best action could not change, or proven */
+    gk_action_t best;     /* GK_NO_ACTION only when the root has no legal action */
+    float value;          /* root win probability for the side to move */
+    uint64_t playouts;    /* playouts run by this search */
+    uint64_t nodes;       /* nodes in the tree at the end */
+    uint64_t reused;      /* visits inherited from the previous search */
+    double seconds;       /* wall time */
+    int depth_max;        /* deepest playout path, in actions */
+    uint8_t proof;        /* MCTS_UNPROVEN / _WIN / _LOSS / _DRAW for the side to move */
+    uint16_t proof_plies; /* actions to the end of the game when proven */
+    bool tree_full;       /* the arena filled up and the tree stopped growing */
+    bool stopped_early;   /* the budget was cut short: best action could not change, or proven */
     int pv_len;
     gk_action_t pv[MCTS_MAX_PV]; /* principal variation from the root, most visited */
     int nchildren;               /* root children, sorted by visits, then value */

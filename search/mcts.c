@@ -1,0 +1,1223 @@
+/*
+ * search/mcts.c -- PUCT Monte Carlo tree search with MCTS-Solver, tree or root parallel.
+ *
+ * Map of this file
+ *   1. nodes and the arena (atomic bump allocation, children published last)
+ *   2. proofs (MCTS-Solver) and values, fixed point
+ *   3. one playout: selection with virtual loss, expansion, evaluation, backup
+ *   4. the search driver: limits, threads, early stop, root noise
+ *   5. results, tree reuse and compaction, parameters
+ *
+ * Perspective: a node's statistics and proof are those of its MOVER, the side to move
+ * of its parent position.  The root's mover is recorded separately (root_mover): the
+ * opponent of the side to move for a fresh tree, the real mover for a reused one (a
+ * Gobs root in the middle of a turn was reached by the same player).
+ */
+#include "mcts.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stddef.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- 1. nodes and the arena ---- */
+
+typedef struct node {
+    _Atomic uint64_t wsum;     /* sum of values for the mover, fixed point (VAL_ONE = 1) */
+    _Atomic uint32_t visits;   /* completed playouts through this node */
+    _Atomic uint32_t first;    /* arena index of the first child; 0 = not expanded */
+    gk_action_t action;        /* the action from the parent */
+    _Atomic uint16_t inflight; /* playouts in progress through this node (virtual loss) */
+    uint16_t nchild;           /* children in the block at `first` (set before publishing) */
+    uint16_t prior;            /* policy prior * 65535 */
+    _Atomic int16_t proof;     /* PROOF_* from the mover's point of view */
+    _Atomic uint8_t state;     /* 0 leaf, 1 being expanded, 2 expanded */
+    uint8_t pad[3];
+} node_t;
+
+_Static_assert(sizeof(node_t) == MCTS_NODE_BYTES, "node size is part of the contract");
+
+#define VAL_SHIFT 20
+#define VAL_ONE   (1u << VAL_SHIFT)
+
+/* Proofs: 0 unknown, PROOF_DRAW, or a win / loss with the number of actions d from the
+ * node's position to the end of the game encoded as PROOF_BASE - d / -(PROOF_BASE - d). */
+#define PROOF_NONE 0
+#define PROOF_DRAW 1
+#define PROOF_BASE 30000
+#define PROOF_MAXD 29000
+static inline int16_t proof_win(int d) {
+    return (int16_t)(PROOF_BASE - (d > PROOF_MAXD ? PROOF_MAXD : d));
+}
+static inline int16_t proof_loss(int d) {
+    return (int16_t) - (PROOF_BASE - (d > PROOF_MAXD ? PROOF_MAXD : d));
+}
+static inline int proof_is_win(int pr) {
+    return pr > PROOF_DRAW;
+}
+static inline int proof_is_loss(int pr) {
+    return pr < 0;
+}
+static inline int proof_dist(int pr) {
+    return pr > 0 ? PROOF_BASE - pr : PROOF_BASE + pr;
+}
+static inline int16_t proof_flip(int pr) {
+    return (int16_t)(pr == PROOF_DRAW ? pr : -pr);
+}
+static inline float proof_value(int pr) {
+    return proof_is_win(pr) ? 1.0f : proof_is_loss(pr) ? 0.0f : 0.5f;
+}
+
+typedef struct arena {
+    node_t *nodes; /* index 0 is never used: 0 means "none" */
+    uint32_t cap;  /* nodes, index 0 included */
+    _Atomic uint32_t next;
+    _Atomic int full;
+} arena_t;
+
+/* A block of n fresh nodes, or 0 when the arena cannot hold it. */
+static uint32_t arena_alloc(arena_t *a, uint32_t n) {
+    uint32_t cur = atomic_load_explicit(&a->next, memory_order_relaxed);
+    do {
+        if ((uint64_t)cur + n > a->cap) {
+            atomic_store_explicit(&a->full, 1, memory_order_relaxed);
+            return 0;
+        }
+    } while (!atomic_compare_exchange_weak_explicit(&a->next, &cur, cur + n, memory_order_relaxed,
+                                                    memory_order_relaxed));
+    return cur;
+}
+
+static void node_init(node_t *x, gk_action_t a, uint16_t prior, int16_t proof) {
+    atomic_init(&x->wsum, 0);
+    atomic_init(&x->visits, 0);
+    atomic_init(&x->first, 0);
+    x->action = a;
+    atomic_init(&x->inflight, 0);
+    x->nchild = 0;
+    x->prior = prior;
+    atomic_init(&x->proof, proof);
+    atomic_init(&x->state, 0);
+    memset(x->pad, 0, sizeof x->pad);
+}
+
+static void arena_reset(arena_t *a) {
+    atomic_store(&a->next, 2); /* 1 = the root */
+    atomic_store(&a->full, 0);
+}
+
+/* ---- the search object ---- */
+
+#define MAX_DEPTH 512
+
+typedef struct {
+    uint64_t hash;
+    int count;
+} hcount_t;
+
+struct mcts {
+    mcts_params_t prm;
+    ev_weights_t w;
+    arena_t main;      /* the whole arena: the shared tree, or carved up in root mode */
+    gk_pos_t root_pos; /* position of node 1 when have_tree */
+    int have_tree;
+    uint32_t root;  /* node index of root_pos (1 after compaction) */
+    int root_mover; /* mover of the root node (see the file comment) */
+    hcount_t *hist; /* sorted repetition history of the current search */
+    int nhist;
+};
+
+typedef struct worker {
+    const mcts_t *m;
+    arena_t *ar;
+    const gk_pos_t *root;
+    uint32_t root_idx;
+    int root_mover;
+    uint64_t rng;
+    uint64_t playouts;
+    int depth_max;
+    uint32_t path[MAX_DEPTH + 1];
+    uint8_t stm[MAX_DEPTH + 1];
+    uint64_t bhash[MAX_DEPTH + 1]; /* hashes of the turn-boundary positions on the path */
+    int nb;
+    gk_action_t acts[GK_MAX_ACTIONS];
+    float logits[GK_MAX_ACTIONS];
+    uint8_t outc[GK_MAX_ACTIONS];
+} worker_t;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static inline double rand01(uint64_t *s) {
+    return (double)(gk_splitmix64(s) >> 11) * 0x1p-53;
+}
+
+/* ---- 2. proofs ---- */
+
+static int hist_count(const mcts_t *m, uint64_t h) {
+    int lo = 0, hi = m->nhist - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (m->hist[mid].hash == h) return m->hist[mid].count;
+        if (m->hist[mid].hash < h)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return 0;
+}
+
+/* Recomputes the proof of x (position side to move s, mover mv) from its children;
+ * stores it and returns it when it just became proven, else returns 0. */
+static int update_proof(arena_t *ar, node_t *x, int s, int mv) {
+    if (atomic_load_explicit(&x->proof, memory_order_relaxed) != PROOF_NONE) return 0;
+    uint32_t first = atomic_load_explicit(&x->first, memory_order_acquire);
+    if (!first) return 0;
+    int n = x->nchild, best_win = -1, worst_loss = -1, draw = 0, open = 0;
+    for (int i = 0; i < n; i++) {
+        int pr = atomic_load_explicit(&ar->nodes[first + i].proof, memory_order_relaxed);
+        if (proof_is_win(pr)) {
+            int d = proof_dist(pr);
+            if (best_win < 0 || d < best_win) best_win = d;
+        } else if (proof_is_loss(pr)) {
+            int d = proof_dist(pr);
+            if (d > worst_loss) worst_loss = d;
+        } else if (pr == PROOF_DRAW) {
+            draw = 1;
+        } else {
+            open = 1;
+        }
+    }
+    int16_t pr; /* for s */
+    if (best_win >= 0)
+        pr = proof_win(best_win + 1);
+    else if (open)
+        return 0;
+    else if (draw)
+        pr = PROOF_DRAW;
+    else
+        pr = proof_loss(worst_loss + 1);
+    if (mv != s) pr = proof_flip(pr);
+    int16_t expect = PROOF_NONE;
+    if (!atomic_compare_exchange_strong(&x->proof, &expect, pr)) return 0;
+    return pr;
+}
+
+static void set_proof(node_t *x, int16_t pr) {
+    int16_t expect = PROOF_NONE;
+    atomic_compare_exchange_strong(&x->proof, &expect, pr);
+}
+
+/* ---- 3. one playout ---- */
+
+/* Mover of the node at depth i of the worker's current path. */
+static inline int mover_at(const worker_t *wk, int i) {
+    return i == 0 ? wk->root_mover : wk->stm[i - 1];
+}
+
+static uint32_t select_child(const worker_t *wk, const node_t *x, uint32_t first, int s, int mv) {
+    const mcts_params_t *pp = &wk->m->prm;
+    const node_t *nodes = wk->ar->nodes;
+    int n = x->nchild;
+    uint32_t nx = atomic_load_explicit(&x->visits, memory_order_relaxed);
+    uint64_t wx = atomic_load_explicit(&x->wsum, memory_order_relaxed);
+    float qx = nx ? (float)((double)wx / VAL_ONE / nx) : 0.5f;
+    if (mv != s) qx = 1.0f - qx; /* now for s, the chooser */
+    float fpu_q = qx - pp->fpu;
+    float sq = sqrtf((float)(nx ? nx : 1));
+    float vl = (float)pp->virtual_loss;
+    int best = 0;
+    float best_score = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        const node_t *c = &nodes[first + i];
+        int pr = atomic_load_explicit(&c->proof, memory_order_relaxed);
+        float score;
+        if (proof_is_win(pr)) {
+            score = 1e9f - (float)proof_dist(pr);
+        } else if (proof_is_loss(pr)) {
+            score = -1e9f + (float)proof_dist(pr);
+        } else {
+            uint32_t cn = atomic_load_explicit(&c->visits, memory_order_relaxed);
+            uint32_t inf = atomic_load_explicit(&c->inflight, memory_order_relaxed);
+            float nv = (float)cn + vl * (float)inf;
+            float q;
+            if (pr == PROOF_DRAW)
+                q = 0.5f;
+            else if (nv > 0.0f)
+                q = (float)((double)atomic_load_explicit(&c->wsum, memory_order_relaxed) /
+                            VAL_ONE) /
+                    nv;
+            else
+                q = fpu_q;
+            score = q + pp->c_puct * ((float)c->prior * (1.0f / 65535.0f)) * sq / (1.0f + nv);
+        }
+        if (score > best_score) {
+            best_score = score;
+            best = i;
+        }
+    }
+    return first + (uint32_t)best;
+}
+
+/* Value of the leaf q for its side to move: the evaluation, after a playout when asked. */
+static float leaf_value(worker_t *wk, const gk_pos_t *leaf) {
+    const mcts_params_t *pp = &wk->m->prm;
+    if (pp->playout_depth == 0) return pp->use_eval ? ev_value(&wk->m->w, leaf) : 0.5f;
+    gk_pos_t q = *leaf;
+    int limit = pp->playout_depth < 0 ? 1 << 20 : pp->playout_depth;
+    for (int k = 0; k < limit && !gk_over(&q); k++) {
+        int n = gk_gen(&q, wk->acts);
+        if (n == 0) {
+            gk_apply_no_move(&q);
+            break;
+        }
+        int pick;
+        if (pp->playout == MCTS_PLAYOUT_RANDOM || !pp->use_priors) {
+            pick = (int)(rand01(&wk->rng) * n);
+        } else {
+            ev_policy_logits(&wk->m->w, &q, wk->acts, n, wk->logits, NULL);
+            ev_softmax(wk->logits, n, pp->temperature);
+            double r = rand01(&wk->rng), acc = 0.0;
+            pick = n - 1;
+            for (int i = 0; i < n; i++) {
+                acc += wk->logits[i];
+                if (r < acc) {
+                    pick = i;
+                    break;
+                }
+            }
+        }
+        if (pick >= n) pick = n - 1;
+        gk_play(&q, wk->acts[pick]);
+    }
+    float v;
+    if (gk_over(&q)) {
+        int r = gk_result_for(&q, leaf->stm);
+        v = r > 0 ? 1.0f : r < 0 ? 0.0f : 0.5f;
+    } else {
+        v = pp->use_eval ? ev_value(&wk->m->w, &q) : 0.5f;
+        if (q.stm != leaf->stm) v = 1.0f - v;
+    }
+    return v;
+}
+
+static uint16_t quant_prior(float p) {
+    float x = p * 65535.0f + 0.5f;
+    if (!(x >= 1.0f)) return 1;
+    if (x > 65535.0f) return 65535;
+    return (uint16_t)x;
+}
+
+/* Expands node x (position pos, at path depth `depth`) when it can and returns the
+ * value of pos for its side to move; *exact is set when that value is proven. */
+static float expand_and_value(worker_t *wk, node_t *x, const gk_pos_t *pos, int depth, int *exact) {
+    const mcts_t *m = wk->m;
+    const mcts_params_t *pp = &m->prm;
+    int s = pos->stm, mv = mover_at(wk, depth);
+    *exact = 0;
+    /* Third occurrence of a turn-boundary position: a draw (history + path). */
+    if (depth > 0 && pos->in_turn == 0 && m->nhist + wk->nb > 0) {
+        int c = hist_count(m, pos->hash) + 1;
+        for (int i = 0; i < wk->nb - 1; i++) c += wk->bhash[i] == pos->hash;
+        if (c >= 3) {
+            set_proof(x, PROOF_DRAW);
+            *exact = 1;
+            return 0.5f;
+        }
+    }
+    uint8_t expect = 0;
+    if (depth >= MAX_DEPTH || atomic_load_explicit(&wk->ar->full, memory_order_relaxed) ||
+        !atomic_compare_exchange_strong(&x->state, &expect, 1))
+        return leaf_value(wk, pos);
+    int n = gk_gen(pos, wk->acts);
+    if (n == 0) {
+        /* No legal action: the side to move loses. */
+        set_proof(x, mv == s ? proof_loss(0) : proof_win(0));
+        atomic_store(&x->state, 2);
+        *exact = 1;
+        return 0.0f;
+    }
+    uint32_t base = arena_alloc(wk->ar, (uint32_t)n);
+    if (!base) {
+        atomic_store(&x->state, 0);
+        return leaf_value(wk, pos);
+    }
+    if (pp->use_priors) {
+        ev_policy_logits(&m->w, pos, wk->acts, n, wk->logits, wk->outc);
+        ev_softmax(wk->logits, n, pp->temperature);
+    } else {
+        for (int i = 0; i < n; i++) {
+            gk_pos_t q = *pos;
+            gk_play(&q, wk->acts[i]);
+            int r = gk_over(&q) ? gk_result_for(&q, s) : 2;
+            wk->outc[i] = r == 2  ? EV_CHILD_ONGOING
+                          : r > 0 ? EV_CHILD_WIN
+                          : r < 0 ? EV_CHILD_LOSS
+                                  : EV_CHILD_DRAW;
+            wk->logits[i] = 1.0f / (float)n;
+        }
+    }
+    node_t *kids = &wk->ar->nodes[base];
+    for (int i = 0; i < n; i++) {
+        int16_t pr = PROOF_NONE;
+        if (pp->solver || wk->outc[i] != EV_CHILD_ONGOING) {
+            switch (wk->outc[i]) {
+            case EV_CHILD_WIN: pr = proof_win(0); break;
+            case EV_CHILD_LOSS: pr = proof_loss(0); break;
+            case EV_CHILD_DRAW: pr = PROOF_DRAW; break;
+            default: break;
+            }
+        }
+        node_init(&kids[i], wk->acts[i], quant_prior(wk->logits[i]), pr);
+    }
+    x->nchild = (uint16_t)n;
+    atomic_store_explicit(&x->first, base, memory_order_release);
+    atomic_store(&x->state, 2);
+    if (pp->solver) {
+        int pr = update_proof(wk->ar, x, s, mv);
+        if (!pr) pr = atomic_load(&x->proof);
+        if (pr != PROOF_NONE) {
+            *exact = 1;
+            float v = proof_value(pr); /* for the mover */
+            return mv == s ? v : 1.0f - v;
+        }
+    }
+    return leaf_value(wk, pos);
+}
+
+/* One descent from the root, expansion or evaluation of a leaf, and backup. */
+static void playout(worker_t *wk) {
+    const mcts_t *m = wk->m;
+    node_t *nodes = wk->ar->nodes;
+    gk_pos_t pos = *wk->root;
+    int depth = 0;
+    wk->path[0] = wk->root_idx;
+    wk->stm[0] = pos.stm;
+    wk->nb = 0;
+    float v; /* for the side to move at the end of the path */
+    int exact = 0;
+    for (;;) {
+        node_t *x = &nodes[wk->path[depth]];
+        int pr = atomic_load_explicit(&x->proof, memory_order_relaxed);
+        if (depth > 0 && pr != PROOF_NONE) {
+            float vm = proof_value(pr);
+            v = mover_at(wk, depth) == pos.stm ? vm : 1.0f - vm;
+            break;
+        }
+        uint32_t first = atomic_load_explicit(&x->first, memory_order_acquire);
+        if (!first) {
+            v = expand_and_value(wk, x, &pos, depth, &exact);
+            break;
+        }
+        if (depth >= MAX_DEPTH) {
+            v = leaf_value(wk, &pos);
+            break;
+        }
+        uint32_t c = select_child(wk, x, first, pos.stm, mover_at(wk, depth));
+        atomic_fetch_add_explicit(&nodes[c].inflight, 1, memory_order_relaxed);
+        gk_play(&pos, nodes[c].action);
+        depth++;
+        wk->path[depth] = c;
+        wk->stm[depth] = pos.stm;
+        if (pos.in_turn == 0) wk->bhash[wk->nb++] = pos.hash;
+    }
+    if (exact && m->prm.solver) {
+        for (int i = depth - 1; i >= 0; i--) {
+            if (!update_proof(wk->ar, &nodes[wk->path[i]], wk->stm[i], mover_at(wk, i))) break;
+        }
+    }
+    int leaf_stm = pos.stm;
+    for (int i = depth; i >= 0; i--) {
+        node_t *x = &nodes[wk->path[i]];
+        float val = mover_at(wk, i) == leaf_stm ? v : 1.0f - v;
+        uint64_t fx = (uint64_t)(val * (float)VAL_ONE + 0.5f);
+        atomic_fetch_add_explicit(&x->wsum, fx, memory_order_relaxed);
+        atomic_fetch_add_explicit(&x->visits, 1, memory_order_relaxed);
+        if (i > 0) atomic_fetch_sub_explicit(&x->inflight, 1, memory_order_relaxed);
+    }
+    if (depth > wk->depth_max) wk->depth_max = depth;
+    wk->playouts++;
+}
+
+/* ---- 4. the search driver ---- */
+
+typedef struct shared {
+    _Atomic uint64_t claimed;
+    _Atomic int stop;
+    uint64_t budget; /* playouts; UINT64_MAX = none */
+    uint64_t node_limit;
+    double t0, deadline; /* deadline 0 = none */
+    int early_stop;
+} shared_t;
+
+static double gamma_sample(double alpha, uint64_t *rng) {
+    if (alpha < 1.0) {
+        double u = rand01(rng);
+        return gamma_sample(alpha + 1.0, rng) * pow(u > 0 ? u : 1e-300, 1.0 / alpha);
+    }
+    double d = alpha - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        double x, v;
+        do {
+            double u1 = rand01(rng), u2 = rand01(rng);
+            x = sqrt(-2.0 * log(u1 > 0 ? u1 : 1e-300)) * cos(6.283185307179586 * u2);
+            v = 1.0 + c * x;
+        } while (v <= 0.0);
+        v = v * v * v;
+        double u = rand01(rng);
+        if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
+        if (log(u > 0 ? u : 1e-300) < 0.5 * x * x + d * (1.0 - v + log(v))) return d * v;
+    }
+}
+
+static void root_noise(const mcts_t *m, arena_t *ar, uint32_t root, uint64_t seed) {
+    const mcts_params_t *pp = &m->prm;
+    node_t *x = &ar->nodes[root];
+    uint32_t first = atomic_load(&x->first);
+    if (!first || pp->noise_frac <= 0.0f || pp->noise_alpha <= 0.0f) return;
+    int n = x->nchild;
+    double eta[GK_MAX_ACTIONS], sum = 0.0;
+    for (int i = 0; i < n; i++) sum += eta[i] = gamma_sample(pp->noise_alpha, &seed);
+    for (int i = 0; i < n; i++) {
+        node_t *c = &ar->nodes[first + i];
+        double p = (double)c->prior / 65535.0;
+        double q = (1.0 - pp->noise_frac) * p + pp->noise_frac * (sum > 0 ? eta[i] / sum : 1.0 / n);
+        c->prior = quant_prior((float)q);
+    }
+}
+
+/* Most visited child of x not proven lost (proven wins first, fastest first); -1 if none. */
+static int best_child(const arena_t *ar, const node_t *x) {
+    uint32_t first = atomic_load(&x->first);
+    if (!first) return -1;
+    int n = x->nchild, best = -1, best_win = -1, longest_loss = -1;
+    int best_wd = 1 << 30, best_ld = -1;
+    uint32_t bv = 0;
+    double bq = -1.0;
+    for (int i = 0; i < n; i++) {
+        const node_t *c = &ar->nodes[first + i];
+        int pr = atomic_load(&c->proof);
+        if (proof_is_win(pr)) {
+            if (proof_dist(pr) < best_wd) best_wd = proof_dist(pr), best_win = i;
+            continue;
+        }
+        if (proof_is_loss(pr)) {
+            if (proof_dist(pr) > best_ld) best_ld = proof_dist(pr), longest_loss = i;
+            continue;
+        }
+        uint32_t v = atomic_load(&c->visits);
+        double q = v ? (double)atomic_load(&c->wsum) / VAL_ONE / v : -0.5;
+        if (pr == PROOF_DRAW) q = 0.5;
+        if (best < 0 || v > bv || (v == bv && q > bq)) best = i, bv = v, bq = q;
+    }
+    if (best_win >= 0) return best_win;
+    if (best >= 0) return best;
+    return longest_loss;
+}
+
+/* True when the most visited root child can no longer be overtaken in `remaining`
+ * playouts, or the root is decided. */
+static int decided(const arena_t *ar, uint32_t root, uint64_t remaining) {
+    const node_t *x = &ar->nodes[root];
+    if (atomic_load(&x->proof) != PROOF_NONE) return 1;
+    uint32_t first = atomic_load(&x->first);
+    int n = x->nchild;
+    uint32_t v1 = 0, v2 = 0;
+    int open = 0;
+    for (int i = 0; i < n; i++) {
+        const node_t *c = &ar->nodes[first + i];
+        int pr = atomic_load(&c->proof);
+        if (proof_is_win(pr)) return 1;
+        if (proof_is_loss(pr)) continue;
+        open++;
+        uint32_t v = atomic_load(&c->visits);
+        if (v > v1)
+            v2 = v1, v1 = v;
+        else if (v > v2)
+            v2 = v;
+    }
+    if (open <= 1) return 1;
+    return (uint64_t)(v1 - v2) > remaining;
+}
+
+static int should_stop(shared_t *sh, const arena_t *ar, uint32_t root, uint64_t k) {
+    if (atomic_load_explicit(&sh->stop, memory_order_relaxed)) return 1;
+    if (atomic_load_explicit(&ar->nodes[root].proof, memory_order_relaxed) != PROOF_NONE) {
+        atomic_store(&sh->stop, 1);
+        return 1;
+    }
+    if (sh->node_limit && atomic_load_explicit(&ar->next, memory_order_relaxed) >= sh->node_limit)
+        return 1;
+    double t = 0.0;
+    if (sh->deadline > 0.0) {
+        t = now_s();
+        if (t >= sh->deadline) return 1;
+    }
+    if (sh->early_stop && (k & 31) == 0 && k > 0) {
+        uint64_t remaining;
+        if (sh->budget != UINT64_MAX)
+            remaining = sh->budget - k;
+        else
+            remaining = UINT64_MAX;
+        if (sh->deadline > 0.0 && t > sh->t0) {
+            double rate = (double)k / (t - sh->t0);
+            double r2 = rate * (sh->deadline - t) + 1.0;
+            if (r2 < (double)remaining) remaining = (uint64_t)r2;
+        }
+        if (remaining != UINT64_MAX && decided(ar, root, remaining)) {
+            atomic_store(&sh->stop, 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void worker_run(worker_t *wk, shared_t *sh, uint64_t own_budget) {
+    uint64_t mine = 0;
+    for (;;) {
+        uint64_t k;
+        if (own_budget) {
+            if (mine >= own_budget) break;
+            k = mine;
+        } else {
+            k = atomic_fetch_add_explicit(&sh->claimed, 1, memory_order_relaxed);
+            if (k >= sh->budget) break;
+        }
+        if (should_stop(sh, wk->ar, wk->root_idx, k)) break;
+        playout(wk);
+        mine++;
+    }
+}
+
+static void init_worker(worker_t *wk, const mcts_t *m, arena_t *ar, const gk_pos_t *root,
+                        uint32_t root_idx, int root_mover, int tid) {
+    wk->m = m;
+    wk->ar = ar;
+    wk->root = root;
+    wk->root_idx = root_idx;
+    wk->root_mover = root_mover;
+    wk->rng = m->prm.seed ^ root->hash ^ (0x9E3779B97F4A7C15ull * (uint64_t)(tid + 1));
+    wk->playouts = 0;
+    wk->depth_max = 0;
+}
+
+/* ---- 5. results, reuse, parameters ---- */
+
+static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, const gk_pos_t *root,
+                        int root_mover, mcts_result_t *out) {
+    const arena_t *a0 = trees[0];
+    uint32_t r0 = m->prm.parallel == MCTS_PAR_ROOT ? 1 : m->root;
+    const node_t *x0 = &a0->nodes[r0];
+    uint32_t first0 = atomic_load(&x0->first);
+    int n = first0 ? x0->nchild : 0;
+    int s = root->stm;
+    out->nchildren = n;
+    int16_t root_proof = atomic_load(&x0->proof);
+    for (int i = 0; i < n; i++) {
+        mcts_child_t *c = &out->children[i];
+        uint64_t vis = 0, ws = 0;
+        int pr = PROOF_NONE;
+        float prior = 0;
+        for (int t = 0; t < ntrees; t++) {
+            uint32_t rt = ntrees > 1 ? 1 : r0;
+            const node_t *xt = &trees[t]->nodes[rt];
+            uint32_t ft = atomic_load(&xt->first);
+            if (!ft || xt->nchild != n) continue;
+            const node_t *k = &trees[t]->nodes[ft + i];
+            vis += atomic_load(&k->visits);
+            ws += atomic_load(&k->wsum);
+            int kp = atomic_load(&k->proof);
+            if (kp != PROOF_NONE) pr = kp;
+            if (t == 0) prior = (float)k->prior / 65535.0f;
+        }
+        c->action = a0->nodes[first0 + i].action;
+        c->visits = (uint32_t)(vis > UINT32_MAX ? UINT32_MAX : vis);
+        c->value = vis ? (float)((double)ws / VAL_ONE / (double)vis) : 0.0f;
+        c->prior = prior;
+        c->proof = proof_is_win(pr)    ? MCTS_PROVEN_WIN
+                   : proof_is_loss(pr) ? MCTS_PROVEN_LOSS
+                   : pr == PROOF_DRAW  ? MCTS_PROVEN_DRAW
+                                       : MCTS_UNPROVEN;
+        c->plies = pr != PROOF_NONE && pr != PROOF_DRAW ? (uint16_t)(proof_dist(pr) + 1) : 0;
+        if (pr != PROOF_NONE) c->value = proof_value(pr);
+        if (ntrees > 1 && c->proof == MCTS_PROVEN_WIN) root_proof = proof_win(c->plies);
+    }
+    /* Sort by proof (wins fastest first), visits, value; losses last, longest first. */
+    for (int i = 1; i < n; i++) {
+        mcts_child_t t = out->children[i];
+        int j = i - 1;
+        for (; j >= 0; j--) {
+            const mcts_child_t *u = &out->children[j];
+            int tk = t.proof == MCTS_PROVEN_WIN ? 2 : t.proof == MCTS_PROVEN_LOSS ? 0 : 1;
+            int uk = u->proof == MCTS_PROVEN_WIN ? 2 : u->proof == MCTS_PROVEN_LOSS ? 0 : 1;
+            int before;
+            if (tk != uk)
+                before = tk > uk;
+            else if (tk == 2)
+                before = t.plies < u->plies;
+            else if (tk == 0)
+                before = t.plies > u->plies;
+            else
+                before = t.visits > u->visits || (t.visits == u->visits && t.value > u->value);
+            if (!before) break;
+            out->children[j + 1] = out->children[j];
+        }
+        out->children[j + 1] = t;
+    }
+    out->best = n ? out->children[0].action : GK_NO_ACTION;
+    /* Root proof for the side to move. */
+    int pr = root_proof;
+    if (pr != PROOF_NONE && root_mover != s) pr = proof_flip(pr);
+    if (ntrees > 1 && n) {
+        int all = 1, draw = 0, lossd = 0;
+        for (int i = 0; i < n; i++) {
+            const mcts_child_t *c = &out->children[i];
+            if (c->proof == MCTS_UNPROVEN) all = 0;
+            if (c->proof == MCTS_PROVEN_DRAW) draw = 1;
+            if (c->proof == MCTS_PROVEN_LOSS && c->plies > lossd) lossd = c->plies;
+        }
+        if (out->children[0].proof == MCTS_PROVEN_WIN)
+            pr = proof_win(out->children[0].plies);
+        else if (all)
+            pr = draw ? PROOF_DRAW : proof_loss(lossd);
+        else
+            pr = PROOF_NONE;
+    }
+    out->proof = proof_is_win(pr)    ? MCTS_PROVEN_WIN
+                 : proof_is_loss(pr) ? MCTS_PROVEN_LOSS
+                 : pr == PROOF_DRAW  ? MCTS_PROVEN_DRAW
+                                     : MCTS_UNPROVEN;
+    out->proof_plies = pr != PROOF_NONE && pr != PROOF_DRAW ? (uint16_t)proof_dist(pr) : 0;
+    if (out->proof != MCTS_UNPROVEN)
+        out->value = proof_value(pr);
+    else if (n && out->children[0].visits)
+        out->value = out->children[0].value;
+    else
+        out->value = 0.5f;
+    /* Principal variation: best children down the tree with the most visits for the best
+     * action (tree 0 in tree mode). */
+    int bt = 0;
+    if (ntrees > 1) {
+        uint32_t bvis = 0;
+        for (int t = 0; t < ntrees; t++) {
+            const node_t *xt = &trees[t]->nodes[1];
+            uint32_t ft = atomic_load(&xt->first);
+            if (!ft) continue;
+            for (int i = 0; i < xt->nchild; i++)
+                if (trees[t]->nodes[ft + i].action == out->best &&
+                    atomic_load(&trees[t]->nodes[ft + i].visits) > bvis)
+                    bvis = atomic_load(&trees[t]->nodes[ft + i].visits), bt = t;
+        }
+    }
+    out->pv_len = 0;
+    const arena_t *at = trees[bt];
+    const node_t *x = &at->nodes[ntrees > 1 ? 1 : r0];
+    while (out->pv_len < MCTS_MAX_PV) {
+        int b;
+        if (out->pv_len == 0) {
+            uint32_t f = atomic_load(&x->first);
+            b = -1;
+            for (int i = 0; f && i < x->nchild; i++)
+                if (at->nodes[f + i].action == out->best) b = i;
+        } else {
+            b = best_child(at, x);
+        }
+        if (b < 0) break;
+        const node_t *c = &at->nodes[atomic_load(&x->first) + (uint32_t)b];
+        if (out->pv_len > 0 && atomic_load(&c->visits) == 0 && atomic_load(&c->proof) == 0) break;
+        out->pv[out->pv_len++] = c->action;
+        x = c;
+    }
+}
+
+size_t mcts_node_bytes(void) {
+    return sizeof(node_t);
+}
+
+void mcts_params_default(mcts_params_t *p) {
+    memset(p, 0, sizeof *p);
+    p->c_puct = 1.0f;
+    p->fpu = 0.2f;
+    p->temperature = 1.0f;
+    p->playout_depth = 0;
+    p->playout = MCTS_PLAYOUT_POLICY;
+    p->use_eval = true;
+    p->use_priors = true;
+    p->solver = true;
+    p->virtual_loss = 1;
+    p->threads = 1;
+    p->parallel = MCTS_PAR_TREE;
+    p->tree_mb = 256;
+    p->seed = 1;
+    p->noise_alpha = 0.3f;
+    p->noise_frac = 0.0f;
+    p->reuse = true;
+}
+
+void mcts_limits_default(mcts_limits_t *l) {
+    memset(l, 0, sizeof *l);
+    l->playouts = MCTS_DEFAULT_PLAYOUTS;
+    l->early_stop = true;
+}
+
+mcts_t *mcts_new(const mcts_params_t *p, const ev_weights_t *w) {
+    if (!p || !w || !(p->c_puct >= 0.0f) || !(p->temperature >= 0.0f) || p->virtual_loss < 0 ||
+        p->threads > 1024 || (p->parallel != MCTS_PAR_TREE && p->parallel != MCTS_PAR_ROOT) ||
+        w->nvalue != ev_num_features(w->game) || w->npolicy != ev_policy_num_features(w->game) ||
+        w->nvalue <= 0)
+        return NULL;
+    mcts_t *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->prm = *p;
+    if (m->prm.threads < 1) m->prm.threads = 1;
+    if (m->prm.tree_mb < 1) m->prm.tree_mb = 1;
+    if (m->prm.tree_mb > 65536) m->prm.tree_mb = 65536;
+    m->w = *w;
+    uint64_t cap = ((uint64_t)m->prm.tree_mb << 20) / sizeof(node_t);
+    if (cap > UINT32_MAX / 2) cap = UINT32_MAX / 2;
+    m->main.cap = (uint32_t)cap;
+    m->main.nodes = malloc((size_t)cap * sizeof(node_t));
+    if (!m->main.nodes) {
+        free(m);
+        return NULL;
+    }
+    arena_reset(&m->main);
+    return m;
+}
+
+void mcts_free(mcts_t *m) {
+    if (!m) return;
+    free(m->main.nodes);
+    free(m->hist);
+    free(m);
+}
+
+void mcts_clear(mcts_t *m) {
+    m->have_tree = 0;
+    m->root = 0;
+}
+
+int mcts_advance(mcts_t *m, gk_action_t a) {
+    if (!m->have_tree) return -1;
+    const node_t *x = &m->main.nodes[m->root];
+    uint32_t first = atomic_load(&x->first);
+    for (int i = 0; first && i < x->nchild; i++) {
+        if (m->main.nodes[first + i].action != a) continue;
+        m->root_mover = m->root_pos.stm;
+        gk_play(&m->root_pos, a);
+        m->root = first + (uint32_t)i;
+        return 0;
+    }
+    mcts_clear(m);
+    return -1;
+}
+
+static int pos_order_lt(const gk_pos_t *a, const gk_pos_t *b) {
+    return a->ply < b->ply || (a->ply == b->ply && a->in_turn < b->in_turn);
+}
+
+/* Node of `target` among the expanded descendants of idx (position pos), or 0. */
+static uint32_t find_node(mcts_t *m, uint32_t idx, const gk_pos_t *pos, const gk_pos_t *target,
+                          int depth, int *mover) {
+    if (!memcmp(pos, target, sizeof *pos)) return idx;
+    if (depth >= 2 * GK_MAX_TURN || !pos_order_lt(pos, target) || gk_over(pos)) return 0;
+    const node_t *x = &m->main.nodes[idx];
+    uint32_t first = atomic_load(&x->first);
+    for (int i = 0; first && i < x->nchild; i++) {
+        gk_pos_t q = *pos;
+        gk_play(&q, m->main.nodes[first + i].action);
+        int mv = pos->stm;
+        uint32_t r = find_node(m, first + (uint32_t)i, &q, target, depth + 1, &mv);
+        if (r) {
+            if (r == first + (uint32_t)i)
+                *mover = pos->stm;
+            else
+                *mover = mv;
+            return r;
+        }
+    }
+    return 0;
+}
+
+/* Moves the subtree of node r to the start of the arena (r becomes node 1).  Returns 0,
+ * or -1 when memory for the copy is short (the tree is then dropped). */
+static int compact(mcts_t *m, uint32_t r) {
+    node_t *nodes = m->main.nodes;
+    /* Count the subtree. */
+    uint64_t count = 0;
+    uint32_t *stack = malloc(sizeof(uint32_t) * (size_t)(atomic_load(&m->main.next) + 1));
+    if (!stack) return -1;
+    int sp = 0;
+    stack[sp++] = r;
+    while (sp) {
+        uint32_t i = stack[--sp];
+        count++;
+        uint32_t f = atomic_load(&nodes[i].first);
+        for (int k = 0; f && k < nodes[i].nchild; k++) stack[sp++] = f + (uint32_t)k;
+    }
+    free(stack);
+    node_t *tmp = malloc((size_t)count * sizeof(node_t));
+    if (!tmp) return -1;
+    memcpy(&tmp[0], &nodes[r], sizeof(node_t));
+    uint64_t filled = 1;
+    for (uint64_t q = 0; q < filled; q++) {
+        node_t *x = &tmp[q];
+        uint32_t f = atomic_load(&x->first);
+        if (!f) continue;
+        memcpy(&tmp[filled], &nodes[f], (size_t)x->nchild * sizeof(node_t));
+        atomic_store(&x->first, (uint32_t)(filled + 1));
+        filled += x->nchild;
+    }
+    memcpy(&nodes[1], tmp, (size_t)count * sizeof(node_t));
+    free(tmp);
+    atomic_store(&m->main.next, (uint32_t)(count + 1));
+    atomic_store(&m->main.full, 0);
+    m->root = 1;
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int load_hist(mcts_t *m, const gk_hist_t *h) {
+    m->nhist = 0;
+    if (!h || h->n <= 0) return 0;
+    int n = h->n > GK_HIST_MAX ? GK_HIST_MAX : h->n;
+    uint64_t *tmp = malloc(sizeof(uint64_t) * (size_t)n);
+    hcount_t *hc = realloc(m->hist, sizeof(hcount_t) * (size_t)n);
+    if (!tmp || !hc) {
+        free(tmp);
+        if (hc) m->hist = hc;
+        return -1;
+    }
+    m->hist = hc;
+    memcpy(tmp, h->h, sizeof(uint64_t) * (size_t)n);
+    qsort(tmp, (size_t)n, sizeof(uint64_t), cmp_u64);
+    for (int i = 0; i < n; i++) {
+        if (m->nhist && m->hist[m->nhist - 1].hash == tmp[i])
+            m->hist[m->nhist - 1].count++;
+        else
+            m->hist[m->nhist++] = (hcount_t){tmp[i], 1};
+    }
+    free(tmp);
+    return 0;
+}
+
+/* Expands the root of a tree (single-threaded, before the workers start). */
+static int prepare_root(worker_t *wk) {
+    node_t *x = &wk->ar->nodes[wk->root_idx];
+    if (atomic_load(&x->first)) return 0;
+    int exact;
+    float v = expand_and_value(wk, x, wk->root, 0, &exact);
+    if (!atomic_load(&x->first)) return -1; /* no legal action or no room */
+    float vm = wk->root_mover == wk->root->stm ? v : 1.0f - v;
+    atomic_fetch_add(&x->wsum, (uint64_t)(vm * (float)VAL_ONE + 0.5f));
+    atomic_fetch_add(&x->visits, 1);
+    return 0;
+}
+
+static double allot_time(const mcts_limits_t *l) {
+    double t = l->time_s > 0 ? l->time_s : 0.0;
+    if (l->clock_s > 0) {
+        double share = l->clock_s / 25.0 + 0.75 * l->inc_s;
+        double cap = 0.5 * l->clock_s;
+        if (share > cap) share = cap;
+        share -= 0.01;
+        if (share < 0.001) share = 0.001;
+        if (t == 0.0 || share < t) t = share;
+    }
+    return t;
+}
+
+int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mcts_limits_t *l,
+                mcts_result_t *out) {
+    double t0 = now_s();
+    memset(out, 0, offsetof(mcts_result_t, children));
+    if (gk_over(root) || root->game != m->w.game) return -1;
+    mcts_limits_t lim;
+    if (l)
+        lim = *l;
+    else
+        mcts_limits_default(&lim);
+    if (!lim.playouts && !(lim.time_s > 0) && !(lim.clock_s > 0) && !lim.nodes)
+        lim.playouts = MCTS_DEFAULT_PLAYOUTS;
+    if (load_hist(m, hist)) return -1;
+    const mcts_params_t *pp = &m->prm;
+    int T = pp->threads;
+
+    shared_t sh;
+    atomic_init(&sh.claimed, 0);
+    atomic_init(&sh.stop, 0);
+    sh.budget = lim.playouts ? lim.playouts : UINT64_MAX;
+    sh.node_limit = lim.nodes ? lim.nodes + 1 : 0;
+    sh.t0 = t0;
+    double tt = allot_time(&lim);
+    sh.deadline = tt > 0 ? t0 + tt : 0.0;
+    sh.early_stop = lim.early_stop && T == 1 ? 1 : lim.early_stop && pp->parallel == MCTS_PAR_TREE;
+
+    worker_t *wks = malloc(sizeof(worker_t) * (size_t)T);
+    if (!wks) return -1;
+    int rc = 0;
+    uint64_t noise_seed = pp->seed ^ root->hash ^ 0xD1B54A32D192ED03ull;
+
+    if (pp->parallel == MCTS_PAR_TREE || T == 1) {
+        /* Reuse the kept subtree when the root is in it. */
+        uint32_t r = 0;
+        int mover = root->stm ^ 1;
+        if (pp->reuse && m->have_tree) {
+            mover = m->root_mover;
+            r = find_node(m, m->root, &m->root_pos, root, 0, &mover);
+        }
+        if (r && compact(m, r) == 0) {
+            m->root_mover = mover;
+        } else {
+            arena_reset(&m->main);
+            node_init(&m->main.nodes[1], GK_NO_ACTION, 0, PROOF_NONE);
+            m->root = 1;
+            m->root_mover = root->stm ^ 1;
+        }
+        m->root_pos = *root;
+        m->have_tree = 1;
+        out->reused = atomic_load(&m->main.nodes[1].visits);
+        for (int t = 0; t < T; t++)
+            init_worker(&wks[t], m, &m->main, &m->root_pos, 1, m->root_mover, t);
+        if (prepare_root(&wks[0]) < 0) {
+            rc = -1;
+        } else {
+            root_noise(m, &m->main, 1, noise_seed);
+            if (T == 1) {
+                worker_run(&wks[0], &sh, 0);
+            } else {
+#pragma omp parallel num_threads(T)
+                worker_run(&wks[omp_get_thread_num()], &sh, 0);
+            }
+            arena_t *trees[1] = {&m->main};
+            fill_result(m, trees, 1, root, m->root_mover, out);
+        }
+        out->nodes = atomic_load(&m->main.next) - 1;
+        out->tree_full = atomic_load(&m->main.full) != 0;
+    } else {
+        /* Root parallelism: one tree per thread in its share of the arena. */
+        mcts_clear(m);
+        arena_t *ars = malloc(sizeof(arena_t) * (size_t)T);
+        arena_t **trees = malloc(sizeof(arena_t *) * (size_t)T);
+        if (!ars || !trees) {
+            free(ars);
+            free(trees);
+            free(wks);
+            return -1;
+        }
+        uint32_t share = m->main.cap / (uint32_t)T;
+        for (int t = 0; t < T; t++) {
+            ars[t].nodes = m->main.nodes + (size_t)t * share;
+            ars[t].cap = share;
+            arena_reset(&ars[t]);
+            node_init(&ars[t].nodes[1], GK_NO_ACTION, 0, PROOF_NONE);
+            trees[t] = &ars[t];
+            init_worker(&wks[t], m, &ars[t], root, 1, root->stm ^ 1, t);
+        }
+        int bad = 0;
+        for (int t = 0; t < T; t++) {
+            if (prepare_root(&wks[t]) < 0)
+                bad = 1;
+            else
+                root_noise(m, &ars[t], 1, noise_seed + (uint64_t)t);
+        }
+        if (bad) {
+            rc = -1;
+        } else {
+            uint64_t per =
+                sh.budget == UINT64_MAX ? 0 : (sh.budget + (uint64_t)T - 1) / (uint64_t)T;
+            if (per) sh.budget = UINT64_MAX;
+#pragma omp parallel num_threads(T)
+            {
+                int t = omp_get_thread_num();
+                uint64_t mine = per;
+                if (per && (uint64_t)t * per >= lim.playouts)
+                    mine = 0;
+                else if (per && (uint64_t)(t + 1) * per > lim.playouts)
+                    mine = lim.playouts - (uint64_t)t * per;
+                if (!per || mine) worker_run(&wks[t], &sh, mine);
+            }
+            fill_result(m, trees, T, root, root->stm ^ 1, out);
+        }
+        out->nodes = 0;
+        for (int t = 0; t < T; t++) {
+            out->nodes += atomic_load(&ars[t].next) - 1;
+            if (atomic_load(&ars[t].full)) out->tree_full = true;
+        }
+        free(ars);
+        free(trees);
+    }
+    for (int t = 0; t < T; t++) {
+        out->playouts += wks[t].playouts;
+        if (wks[t].depth_max > out->depth_max) out->depth_max = wks[t].depth_max;
+    }
+    free(wks);
+    out->seconds = now_s() - t0;
+    out->stopped_early = rc == 0 && lim.playouts && out->playouts < lim.playouts;
+    if (rc < 0) {
+        out->best = GK_NO_ACTION;
+        mcts_clear(m);
+    }
+    if (!pp->reuse) mcts_clear(m);
+    return rc;
+}
+
+gk_action_t mcts_sample(const mcts_result_t *r, double temperature, uint64_t *rng) {
+    if (r->nchildren <= 0) return GK_NO_ACTION;
+    if (!(temperature > 0.0) || r->children[0].proof == MCTS_PROVEN_WIN) return r->best;
+    double w[GK_MAX_ACTIONS], sum = 0.0, mx = 0.0;
+    for (int i = 0; i < r->nchildren; i++) {
+        const mcts_child_t *c = &r->children[i];
+        w[i] = c->proof == MCTS_PROVEN_LOSS || c->visits == 0 ? -1.0 : log((double)c->visits);
+        if (w[i] >= 0 && w[i] > mx) mx = w[i];
+    }
+    for (int i = 0; i < r->nchildren; i++) {
+        w[i] = w[i] < 0 ? 0.0 : exp((w[i] - mx) / temperature);
+        sum += w[i];
+    }
+    if (!(sum > 0.0)) return r->best;
+    double x = rand01(rng) * sum;
+    for (int i = 0; i < r->nchildren; i++) {
+        if (x < w[i]) return r->children[i].action;
+        x -= w[i];
+    }
+    return r->best;
+}
+
+/* ---- parameters by name ---- */
+
+static int parse_num(const char *v, double lo, double hi, double *out) {
+    char *end;
+    if (!v || !*v) return -1;
+    double x = strtod(v, &end);
+    if (*end || !isfinite(x) || x < lo || x > hi) return -1;
+    *out = x;
+    return 0;
+}
+
+static int parse_bool(const char *v, bool *out) {
+    if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "yes"))
+        *out = true;
+    else if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "no"))
+        *out = false;
+    else
+        return -1;
+    return 0;
+}
+
+int mcts_params_set(mcts_params_t *p, mcts_limits_t *l, const char *name, const char *value,
+                    char *err, size_t errcap) {
+    double x;
+    bool b;
+#define NUM(key, lo, hi, field, type)                                                              \
+    if (!strcmp(name, key)) {                                                                      \
+        if (parse_num(value, lo, hi, &x)) goto bad_num;                                            \
+        field = (type)x;                                                                           \
+        return 1;                                                                                  \
+    }
+#define INT(key, lo, hi, field, type)                                                              \
+    if (!strcmp(name, key)) {                                                                      \
+        if (parse_num(value, lo, hi, &x) || x != floor(x)) goto bad_int;                           \
+        field = (type)x;                                                                           \
+        return 1;                                                                                  \
+    }
+#define BOOL(key, field)                                                                           \
+    if (!strcmp(name, key)) {                                                                      \
+        if (parse_bool(value, &b)) goto bad_bool;                                                  \
+        field = b;                                                                                 \
+        return 1;                                                                                  \
+    }
+    NUM("c_puct", 0, 100, p->c_puct, float)
+    NUM("fpu", -1, 1, p->fpu, float)
+    NUM("temperature", 0.01, 100, p->temperature, float)
+    INT("playout_depth", -1, 10000, p->playout_depth, int)
+    INT("virtual_loss", 0, 1000, p->virtual_loss, int)
+    INT("threads", 1, 1024, p->threads, int)
+    INT("tree_mb", 1, 65536, p->tree_mb, int)
+    INT("seed", 0, 9007199254740992.0, p->seed, uint64_t)
+    NUM("noise_alpha", 0, 100, p->noise_alpha, float)
+    NUM("noise_frac", 0, 1, p->noise_frac, float)
+    BOOL("solver", p->solver)
+    BOOL("reuse", p->reuse)
+    BOOL("eval", p->use_eval)
+    BOOL("priors", p->use_priors)
+    if (!strcmp(name, "parallel")) {
+        if (!strcmp(value, "tree"))
+            p->parallel = MCTS_PAR_TREE;
+        else if (!strcmp(value, "root"))
+            p->parallel = MCTS_PAR_ROOT;
+        else {
+            snprintf(err, errcap, "parallel: '%s' is not tree or root", value);
+            return -1;
+        }
+        return 1;
+    }
+    if (!strcmp(name, "playout")) {
+        if (!strcmp(value, "policy"))
+            p->playout = MCTS_PLAYOUT_POLICY;
+        else if (!strcmp(value, "random"))
+            p->playout = MCTS_PLAYOUT_RANDOM;
+        else {
+            snprintf(err, errcap, "playout: '%s' is not policy or random", value);
+            return -1;
+        }
+        return 1;
+    }
+    if (l) {
+        INT("playouts", 0, 1e15, l->playouts, uint64_t)
+        INT("nodes", 0, 4e9, l->nodes, uint64_t)
+        NUM("time", 0, 1e7, l->time_s, double)
+        NUM("clock", 0, 1e7, l->clock_s, double)
+        NUM("inc", 0, 1e7, l->inc_s, double)
+        BOOL("early_stop", l->early_stop)
+    }
+    return 0;
+bad_num:
+    snprintf(err, errcap, "%s: '%s' is not a number in range", name, value ? value : "");
+    return -1;
+bad_int:
+    snprintf(err, errcap, "%s: '%s' is not an integer in range", name, value ? value : "");
+    return -1;
+bad_bool:
+    snprintf(err, errcap, "%s: '%s' is not a boolean (1/0, true/false, on/off)", name,
+             value ? value : "");
+    return -1;
+#undef NUM
+#undef INT
+#undef BOOL
+}
+
+const char *mcts_params_help(void) {
+    return "  c_puct=1.0          PUCT exploration constant\n"
+           "  fpu=0.2             first-play urgency: unvisited child Q = parent Q - fpu\n"
+           "  temperature=1.0     softmax temperature of the policy priors\n"
+           "  playout_depth=0     actions played from a leaf before evaluating (-1: to the end)\n"
+           "  playout=policy      playout moves: policy (sampled from priors) or random\n"
+           "  eval=on             leaf evaluation (off: unfinished playouts score 0.5)\n"
+           "  priors=on           policy priors (off: uniform)\n"
+           "  solver=on           propagate proven wins, losses and draws\n"
+           "  virtual_loss=1      losses counted per thread in flight through a node\n"
+           "  threads=1           search threads\n"
+           "  parallel=tree       tree (one shared tree) or root (one tree per thread)\n"
+           "  tree_mb=256         tree memory in MiB (32 bytes per node)\n"
+           "  seed=1              randomness of playouts and root noise\n"
+           "  noise_alpha=0.3     Dirichlet alpha of the root noise\n"
+           "  noise_frac=0        share of root noise in the root priors (0 = none)\n"
+           "  reuse=on            keep the subtree between moves\n"
+           "  playouts=1000       playouts per move (limits)\n"
+           "  nodes=0             stop when the tree holds this many nodes (0 = no limit)\n"
+           "  time=0              seconds per move (0 = no limit)\n"
+           "  clock=0, inc=0      game clock and increment in seconds: the search allots a share\n"
+           "  early_stop=on       stop when the best move can no longer change\n";
+}
