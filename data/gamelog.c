@@ -287,11 +287,13 @@ static void replay_start(replay_t *r, const gk_rules_t *rules) {
     gk_hist_init(&r->hist, &r->pos);
 }
 
+void gl_play(gk_pos_t *p, gk_hist_t *h, gk_action_t a) {
+    gk_play(p, a);
+    if (p->in_turn == 0 && !gk_over(p) && gk_hist_push(h, p) == 0) gk_hist_check_repetition(h, p);
+}
+
 static void replay_play(replay_t *r, gk_action_t a) {
-    gk_play(&r->pos, a);
-    if (r->pos.in_turn == 0 && !gk_over(&r->pos)) {
-        if (gk_hist_push(&r->hist, &r->pos) == 0) gk_hist_check_repetition(&r->hist, &r->pos);
-    }
+    gl_play(&r->pos, &r->hist, a);
 }
 
 static int rules_ok(const gk_rules_t *r) {
@@ -328,7 +330,7 @@ static void settings_get(cur_t *c, gl_settings_t *s) {
     s->resign_value = (float)unzigzag(getv_max(c, 4000000000u)) / 1000.f;
     s->resign_share = (float)getv_max(c, 1000) / 1000.f;
     s->book_hash = getn(c, 8);
-    if (s->open_kind > GL_OPEN_BOOK || s->resign_on > 1) c->bad = 1;
+    if (s->open_kind > GL_OPEN_POLICY || s->resign_on > 1) c->bad = 1;
 }
 
 static int16_t value_q(float v) {
@@ -1012,6 +1014,29 @@ int gl_writer_add(gl_writer_t *w, const gl_game_t *g, char *err, size_t errcap) 
         return rc;
     }
     w->idx[w->nidx++] = g->index;
+    return GL_OK;
+}
+
+int gl_writer_add_encoded(gl_writer_t *w, uint64_t index, const uint8_t *rec, size_t n, char *err,
+                          size_t errcap) {
+    cur_t c = {rec, rec + n, 0};
+    uint64_t len = getv(&c);
+    cur_t body = {c.p, c.end, 0};
+    if (c.bad || len != (uint64_t)(c.end - c.p) || getv(&body) != index || body.bad)
+        return fail(err, errcap, GL_ERR_ARG, "not the record of game %" PRIu64, index);
+    if (w->nidx >= GL_MAX_FRAME_GAMES)
+        return fail(err, errcap, GL_ERR_ARG, "too many games pending; flush first");
+    if (w->nidx == w->idx_cap) {
+        uint32_t cap = w->idx_cap ? 2 * w->idx_cap : 64;
+        uint64_t *ix = realloc(w->idx, cap * sizeof *ix);
+        if (!ix) return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+        w->idx = ix;
+        w->idx_cap = cap;
+    }
+    if (gl_buf_reserve(&w->payload, n)) return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+    memcpy(w->payload.p + w->payload.n, rec, n);
+    w->payload.n += n;
+    w->idx[w->nidx++] = index;
     return GL_OK;
 }
 

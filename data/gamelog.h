@@ -104,14 +104,14 @@ typedef struct gl_settings {
     float temperature;         /* move-selection temperature of early actions */
     uint16_t temp_plies;       /* for this many turns; then the most visited child */
     uint16_t open_plies;       /* random / book opening turns */
-    uint8_t open_kind;         /* 0 none, 1 random uniform, 2 book */
+    uint8_t open_kind;         /* GL_OPEN_* */
     uint8_t resign_on;         /* resignation enabled in the run */
     float resign_value;        /* resign when the root value stays below this */
     float resign_share;        /* share of games played out anyway */
     uint64_t book_hash;        /* XXH64 of the book file, 0 without one */
 } gl_settings_t;
 
-enum { GL_OPEN_NONE = 0, GL_OPEN_RANDOM = 1, GL_OPEN_BOOK = 2 };
+enum { GL_OPEN_NONE = 0, GL_OPEN_RANDOM = 1, GL_OPEN_BOOK = 2, GL_OPEN_POLICY = 3 };
 
 /* Game flags. */
 enum {
@@ -243,6 +243,10 @@ int gl_writer_open(gl_writer_t **w, const char *path, const gl_writer_opts_t *o,
                    uint64_t *dropped, char *err, size_t errcap);
 /* Encodes g into the pending batch (nothing is written yet). */
 int gl_writer_add(gl_writer_t *w, const gl_game_t *g, char *err, size_t errcap);
+/* Adds a record already made by gl_encode_game() (so that worker threads can encode
+ * in parallel); index must be the record's game index. */
+int gl_writer_add_encoded(gl_writer_t *w, uint64_t index, const uint8_t *rec, size_t n, char *err,
+                          size_t errcap);
 /* Games and payload bytes in the pending batch. */
 uint32_t gl_writer_pending(const gl_writer_t *w);
 size_t gl_writer_pending_bytes(const gl_writer_t *w);
@@ -310,5 +314,10 @@ int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, 
 void gl_reader_free(gl_reader_t *r);
 
 const char *gl_ply_kind_text(int kind);
+
+/* Plays legal action a at p, then, when a turn has ended and the game goes on, pushes p
+ * on h and applies the repetition draw: the one rule by which logs are written (self-play
+ * calls it) and replayed (the decoder).  When h is full repetitions stop being checked. */
+void gl_play(gk_pos_t *p, gk_hist_t *h, gk_action_t a);
 
 #endif

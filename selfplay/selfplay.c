@@ -1,0 +1,503 @@
+/* selfplay/selfplay.c -- one self-play game as a pure function, settings, opening lines. */
+#include "selfplay.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../data/xxh64.h"
+
+static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t cap, const char *fmt, ...) {
+    if (err && cap) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, cap, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* Independent streams of one game: the same stream id gives the same numbers. */
+enum { STREAM_OPENING = 1, STREAM_SEARCH, STREAM_TEMPERATURE, STREAM_RESIGN, STREAM_BOOK };
+
+static uint64_t stream(uint64_t seed, uint64_t id) {
+    uint64_t s = seed ^ id * 0x9E6C63D0676A9A99ull;
+    gk_splitmix64(&s);
+    return gk_splitmix64(&s);
+}
+
+uint64_t sp_game_seed(uint64_t run_seed, uint64_t index) {
+    uint64_t s = run_seed ^ (index + 1) * 0xD1B54A32D192ED03ull;
+    gk_splitmix64(&s);
+    return gk_splitmix64(&s);
+}
+
+/* A uniform double in [0, 1). */
+static double unit(uint64_t *rng) {
+    return (double)(gk_splitmix64(rng) >> 11) * 0x1.0p-53;
+}
+
+void sp_settings_default(sp_settings_t *s, int game) {
+    memset(s, 0, sizeof *s);
+    s->rules = (gk_rules_t){(uint8_t)game, 0, GK_DEFAULT_MAX_PLY};
+    s->seed = 1;
+    ev_weights_default(game, &s->weights);
+    mcts_params_default(&s->mcts);
+    s->mcts.threads = 1;
+    s->mcts.reuse = true;
+    mcts_limits_default(&s->limits);
+    s->limits.playouts = 800;
+    /* The visit counts are the policy targets: keep the whole budget. */
+    s->limits.early_stop = false;
+    s->open_kind = GL_OPEN_RANDOM;
+    s->open_plies = 4;
+    s->temperature = 1.0f;
+    s->temp_plies = 10;
+    s->resign_on = false;
+    s->resign_value = -0.95f;
+    s->resign_share = 0.1f;
+    s->top = 16;
+}
+
+int sp_settings_text(const sp_settings_t *s, char *buf, size_t cap) {
+    const gk_game_t *g = gk_game_by_id(s->rules.game);
+    if (!g || s->rules.variant >= 4 || !g->variants[s->rules.variant]) return -1;
+    char open[64], resign[64];
+    switch (s->open_kind) {
+    case GL_OPEN_RANDOM: snprintf(open, sizeof open, "random:%d", s->open_plies); break;
+    case GL_OPEN_POLICY: snprintf(open, sizeof open, "policy:%d", s->open_plies); break;
+    case GL_OPEN_BOOK:
+        snprintf(open, sizeof open, "book:%016" PRIx64, s->book ? s->book->hash : 0);
+        break;
+    default: snprintf(open, sizeof open, "none"); break;
+    }
+    if (s->resign_on)
+        snprintf(resign, sizeof resign, "%.9g,%.9g", (double)s->resign_value,
+                 (double)s->resign_share);
+    else
+        snprintf(resign, sizeof resign, "off");
+    const mcts_params_t *m = &s->mcts;
+    const mcts_limits_t *l = &s->limits;
+    int n = snprintf(
+        buf, cap,
+        "game=%s variant=%s max_plies=%u seed=%" PRIu64 " weights=%016" PRIx64 " playouts=%" PRIu64
+        " nodes=%" PRIu64 " time=%.9g early_stop=%d openings=%s"
+        " temperature=%.9g,%d resign=%s top=%d threads_per_game=%d parallel=%d c_puct=%.9g"
+        " fpu=%.9g prior_temperature=%.9g playout_depth=%d playout=%d eval=%d priors=%d"
+        " solver=%d virtual_loss=%d tree_mb=%d noise=%.9g,%.9g reuse=%d",
+        g->name, g->variants[s->rules.variant], s->rules.max_plies, s->seed,
+        ev_weights_hash(&s->weights), l->playouts, l->nodes, l->time_s, l->early_stop, open,
+        (double)s->temperature, s->temp_plies, resign, s->top, m->threads, m->parallel,
+        (double)m->c_puct, (double)m->fpu, (double)m->temperature, m->playout_depth, m->playout,
+        m->use_eval, m->use_priors, m->solver, m->virtual_loss, m->tree_mb, (double)m->noise_alpha,
+        (double)m->noise_frac, m->reuse);
+    return n < 0 || (size_t)n >= cap ? -1 : n;
+}
+
+/* ------------------------------------------------------------------ one game */
+
+static float clampf(float v, float lo, float hi) {
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* A random opening action at p: uniform (or by the priors) over those that do not end
+ * the game, so that every game reaches the search. */
+static gk_action_t opening_action(const sp_settings_t *s, const gk_pos_t *p,
+                                  const gk_action_t *list, int n, uint64_t *rng) {
+    gk_action_t keep[GK_MAX_ACTIONS];
+    float w[GK_MAX_ACTIONS];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        gk_pos_t q = *p;
+        gk_play(&q, list[i]);
+        if (!gk_over(&q)) keep[k++] = list[i];
+    }
+    if (k == 0) return list[gk_splitmix64(rng) % (uint64_t)n];
+    if (s->open_kind != GL_OPEN_POLICY) return keep[gk_splitmix64(rng) % (uint64_t)k];
+    ev_policy_priors(&s->weights, p, keep, k, s->mcts.temperature, w);
+    double u = unit(rng), acc = 0;
+    for (int i = 0; i < k; i++) {
+        acc += w[i];
+        if (u < acc) return keep[i];
+    }
+    return keep[k - 1];
+}
+
+int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const atomic_int *stop,
+                 char *err, size_t errcap) {
+    const gk_game_t *G = gk_game_by_id(s->rules.game);
+    if (!G) return fail(err, errcap, "unknown game %d", s->rules.game);
+    double t0 = omp_get_wtime();
+    uint64_t seed = sp_game_seed(s->seed, index);
+    uint64_t rng_open = stream(seed, STREAM_OPENING), rng_temp = stream(seed, STREAM_TEMPERATURE);
+    uint64_t rng_resign = stream(seed, STREAM_RESIGN);
+
+    gl_game_clear(g);
+    g->index = index;
+    g->seed = seed;
+    g->rules = s->rules;
+    snprintf(g->engine, sizeof g->engine, "%s", GK_VERSION);
+    g->weights_hash = ev_weights_hash(&s->weights);
+    g->set = (gl_settings_t){
+        .playouts = (uint32_t)(s->limits.playouts > UINT32_MAX ? UINT32_MAX : s->limits.playouts),
+        .time_ms = (uint32_t)lround(s->limits.time_s * 1000.0),
+        .threads_per_game = (uint16_t)s->mcts.threads,
+        .top = (uint16_t)s->top,
+        .temperature = s->temperature,
+        .temp_plies = (uint16_t)s->temp_plies,
+        .open_plies = (uint16_t)(s->open_kind == GL_OPEN_BOOK ? 0 : s->open_plies),
+        .open_kind = (uint8_t)s->open_kind,
+        .resign_on = s->resign_on,
+        .resign_value = s->resign_value,
+        .resign_share = s->resign_share,
+        .book_hash = s->open_kind == GL_OPEN_BOOK && s->book ? s->book->hash : 0,
+    };
+    bool playout_game = s->resign_on && unit(&rng_resign) < (double)s->resign_share;
+    if (playout_game) g->flags |= GL_FLAG_PLAYOUT;
+
+    mcts_params_t mp = s->mcts;
+    mp.seed = stream(seed, STREAM_SEARCH);
+    mcts_t *m = mcts_new(&mp, &s->weights);
+    gk_hist_t *hist = malloc(sizeof *hist);
+    mcts_result_t *res = malloc(sizeof *res);
+    int rc = SP_DONE;
+    if (!m || !hist || !res) {
+        rc = fail(err, errcap, "out of memory (search of game %" PRIu64 ")", index);
+        goto out;
+    }
+    /* A book line, chosen by the game's seed. */
+    const gk_action_t *line = NULL;
+    uint32_t line_len = 0;
+    if (s->open_kind == GL_OPEN_BOOK) {
+        if (!s->book || s->book->nlines <= 0) {
+            rc = fail(err, errcap, "book openings asked for without a book");
+            goto out;
+        }
+        uint64_t rb = stream(seed, STREAM_BOOK);
+        int i = (int)(gk_splitmix64(&rb) % (uint64_t)s->book->nlines);
+        line = s->book->act + s->book->start[i];
+        line_len = s->book->start[i + 1] - s->book->start[i];
+    }
+
+    gk_pos_t pos;
+    G->setup(&pos, &s->rules);
+    gk_hist_init(hist, &pos);
+    gk_action_t list[GK_MAX_ACTIONS];
+    gl_child_t top[GL_MAX_TOP];
+    bool low[2] = {false, false};
+    int ntop_max = s->top < 1 ? 1 : s->top > GL_MAX_TOP ? GL_MAX_TOP : s->top;
+    for (;;) {
+        if (gk_over(&pos)) break;
+        int n = gk_gen(&pos, list);
+        if (n == 0) {
+            gk_apply_no_move(&pos);
+            break;
+        }
+        if (stop && atomic_load_explicit(stop, memory_order_relaxed)) {
+            rc = SP_ABANDONED;
+            goto out;
+        }
+        gk_action_t a;
+        gl_ply_t st = {0};
+        int ntop = 0;
+        if (line && g->nactions < line_len) {
+            a = line[g->nactions];
+            st.kind = GL_PLY_BOOK;
+        } else if ((s->open_kind == GL_OPEN_RANDOM || s->open_kind == GL_OPEN_POLICY) &&
+                   pos.ply < s->open_plies) {
+            a = opening_action(s, &pos, list, n, &rng_open);
+            st.kind = GL_PLY_RANDOM;
+        } else if (n == 1) {
+            a = list[0];
+            st.kind = GL_PLY_FORCED;
+        } else {
+            if (mcts_search(m, &pos, hist, &s->limits, res) != 0 || res->best == GK_NO_ACTION) {
+                rc = fail(err, errcap, "game %" PRIu64 ": the search found no action at turn %u",
+                          index, pos.ply);
+                goto out;
+            }
+            float v = clampf(2.f * res->value - 1.f, -1.f, 1.f);
+            if (s->resign_on) {
+                int side = pos.stm;
+                if (v < s->resign_value) {
+                    if (low[side] && g->resign_at == 0) {
+                        g->resign_at = g->nactions + 1;
+                        g->resign_side = (uint8_t)side;
+                        if (!playout_game) {
+                            gk_set_result(&pos, side == GK_WHITE ? GK_WIN_BLACK : GK_WIN_WHITE,
+                                          GK_REASON_RESIGN);
+                            break;
+                        }
+                    }
+                    low[side] = true;
+                } else
+                    low[side] = false;
+            }
+            st.kind = GL_PLY_SEARCH;
+            st.visits = (uint32_t)((res->playouts + res->reused) > UINT32_MAX
+                                       ? UINT32_MAX
+                                       : res->playouts + res->reused);
+            st.value = v;
+            for (int i = 0; i < res->nchildren && ntop < ntop_max; i++)
+                if (res->children[i].visits > 0)
+                    top[ntop++] = (gl_child_t){res->children[i].action, res->children[i].visits};
+            a = (s->temperature > 0 && pos.ply < s->temp_plies)
+                    ? mcts_sample(res, s->temperature, &rng_temp)
+                    : res->best;
+            if (a == GK_NO_ACTION) a = res->best;
+        }
+        if (gl_game_push(g, a, &st, top, ntop)) {
+            rc = fail(err, errcap, "game %" PRIu64 ": too long or out of memory", index);
+            goto out;
+        }
+        gl_play(&pos, hist, a);
+        mcts_advance(m, a);
+    }
+    g->result = pos.result;
+    g->reason = pos.reason;
+    g->plies = pos.ply;
+    g->final_hash = pos.hash;
+    g->time_ms = (uint32_t)lround((omp_get_wtime() - t0) * 1000.0);
+out:
+    mcts_free(m);
+    free(hist);
+    free(res);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ bench */
+
+int sp_bench(const sp_settings_t *s, uint64_t first, uint64_t n, int threads, sp_summary_t *sum,
+             char *err, size_t errcap) {
+    memset(sum, 0, sizeof *sum);
+    sum->ranks = 1;
+    sum->games_total = n;
+    if (threads < 1) threads = 1;
+    double t0 = omp_get_wtime();
+    int failed = 0;
+    if (s->mcts.threads > 1 && omp_get_max_active_levels() < 2) omp_set_max_active_levels(2);
+#pragma omp parallel num_threads(threads) reduction(+ : failed)
+    {
+        gl_game_t g;
+        gl_game_init(&g);
+        char e[256];
+#pragma omp for schedule(dynamic, 1)
+        for (uint64_t i = 0; i < n; i++) {
+            if (failed) continue;
+            if (sp_play_game(s, first + i, &g, NULL, e, sizeof e) != SP_DONE) {
+                failed = 1;
+#pragma omp critical(sp_bench_err)
+                snprintf(err, errcap, "%s", e);
+                continue;
+            }
+#pragma omp critical(sp_bench_sum)
+            {
+                sum->games_played++;
+                sum->actions += g.nactions;
+                sum->white += g.result == GK_WIN_WHITE;
+                sum->black += g.result == GK_WIN_BLACK;
+                sum->draws += g.result == GK_DRAW;
+            }
+        }
+        gl_game_free(&g);
+    }
+    sum->seconds = omp_get_wtime() - t0;
+    sum->complete = !failed;
+    return failed ? -1 : 0;
+}
+
+/* ------------------------------------------------------------------ opening lines */
+
+void sp_book_free(sp_book_t *b) {
+    free(b->start);
+    free(b->turns);
+    free(b->act);
+    memset(b, 0, sizeof *b);
+}
+
+typedef struct {
+    const char *p, *end;
+    int lineno;
+} lines_t;
+
+/* The next line without its end; false at the end of the text. */
+static bool next_line(lines_t *L, const char **s, size_t *n) {
+    if (L->p >= L->end) return false;
+    const char *e = memchr(L->p, '\n', (size_t)(L->end - L->p));
+    if (!e) e = L->end;
+    *s = L->p;
+    *n = (size_t)(e - L->p);
+    if (*n && (*s)[*n - 1] == '\r') (*n)--;
+    L->p = e < L->end ? e + 1 : e;
+    L->lineno++;
+    return true;
+}
+
+static bool blank(const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '#') return true;
+        if (!isspace((unsigned char)s[i])) return false;
+    }
+    return true;
+}
+
+int sp_book_parse(const char *text, size_t len, const char *name, const gk_rules_t *r, sp_book_t *b,
+                  char *err, size_t errcap) {
+    memset(b, 0, sizeof *b);
+    const gk_game_t *G = gk_game_by_id(r->game);
+    if (!G) return fail(err, errcap, "%s: unknown game", name);
+    if (memchr(text, 0, len)) return fail(err, errcap, "%s: not a text file", name);
+    lines_t L = {text, text + len, 0};
+    const char *s = text;
+    size_t n = 0;
+    char buf[4096];
+    /* Header: "gkopenings 1", then "game NAME". */
+    while (next_line(&L, &s, &n) && blank(s, n)) {
+    }
+    if (L.lineno == 0 || n != 12 || memcmp(s, "gkopenings 1", 12))
+        return fail(err, errcap, "%s:%d: expected 'gkopenings 1'", name, L.lineno);
+    while (next_line(&L, &s, &n) && blank(s, n)) {
+    }
+    snprintf(buf, sizeof buf, "game %s", G->name);
+    if (n != strlen(buf) || memcmp(s, buf, n))
+        return fail(err, errcap, "%s:%d: expected '%s'", name, L.lineno, buf);
+    uint32_t cap_lines = 64, cap_act = 1024, nact = 0;
+    b->start = malloc(cap_lines * sizeof *b->start);
+    b->turns = malloc(cap_lines * sizeof *b->turns);
+    b->act = malloc(cap_act * sizeof *b->act);
+    if (!b->start || !b->turns || !b->act) goto nomem;
+    b->start[0] = 0;
+    bool checksum_seen = false;
+    while (next_line(&L, &s, &n)) {
+        if (blank(s, n)) continue;
+        if (checksum_seen) {
+            sp_book_free(b);
+            return fail(err, errcap, "%s:%d: text after the checksum line", name, L.lineno);
+        }
+        if (n > 9 && !memcmp(s, "checksum ", 9)) {
+            char hex[32];
+            size_t hn = n - 9;
+            if (hn != 16) goto badsum;
+            memcpy(hex, s + 9, 16);
+            hex[16] = 0;
+            char *e;
+            uint64_t v = strtoull(hex, &e, 16);
+            if (*e || !isxdigit((unsigned char)hex[0])) goto badsum;
+            if (v != gk_xxh64(text, (size_t)(s - text), 0)) {
+                sp_book_free(b);
+                return fail(err, errcap, "%s:%d: checksum mismatch", name, L.lineno);
+            }
+            checksum_seen = true;
+            continue;
+        }
+        if (n >= sizeof buf) {
+            sp_book_free(b);
+            return fail(err, errcap, "%s:%d: line too long", name, L.lineno);
+        }
+        memcpy(buf, s, n);
+        buf[n] = 0;
+        char *hash = strchr(buf, '#');
+        if (hash) *hash = 0;
+        if ((uint32_t)b->nlines + 1 >= cap_lines) {
+            if (b->nlines + 1 >= SP_BOOK_MAX_LINES) {
+                sp_book_free(b);
+                return fail(err, errcap, "%s:%d: more than %d lines", name, L.lineno,
+                            SP_BOOK_MAX_LINES);
+            }
+            cap_lines *= 2;
+            uint32_t *st = realloc(b->start, cap_lines * sizeof *st);
+            if (!st) goto nomem;
+            b->start = st;
+            uint32_t *tu = realloc(b->turns, cap_lines * sizeof *tu);
+            if (!tu) goto nomem;
+            b->turns = tu;
+        }
+        gk_pos_t pos;
+        G->setup(&pos, r);
+        uint32_t turns = 0;
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+            gk_action_t seq[GK_MAX_TURN];
+            char e2[200];
+            if (gk_over(&pos)) {
+                sp_book_free(b);
+                return fail(err, errcap, "%s:%d: the game is over before '%s'", name, L.lineno,
+                            tok);
+            }
+            int k = G->parse_move(&pos, tok, seq, GK_MAX_TURN, e2, sizeof e2);
+            if (k <= 0) {
+                sp_book_free(b);
+                return fail(err, errcap, "%s:%d: '%s': %s", name, L.lineno, tok,
+                            k < 0 ? e2 : "empty move");
+            }
+            if (nact + (uint32_t)k > cap_act) {
+                if (cap_act > (1u << 26)) goto nomem;
+                while (nact + (uint32_t)k > cap_act) cap_act *= 2;
+                gk_action_t *a = realloc(b->act, cap_act * sizeof *a);
+                if (!a) goto nomem;
+                b->act = a;
+            }
+            for (int i = 0; i < k; i++) {
+                b->act[nact++] = seq[i];
+                gk_play(&pos, seq[i]);
+            }
+            turns++;
+        }
+        if (turns == 0) continue;
+        if (gk_over(&pos)) {
+            sp_book_free(b);
+            return fail(err, errcap, "%s:%d: the line ends the game", name, L.lineno);
+        }
+        b->turns[b->nlines] = turns;
+        b->start[++b->nlines] = nact;
+    }
+    if (b->nlines == 0) {
+        sp_book_free(b);
+        return fail(err, errcap, "%s: no opening lines", name);
+    }
+    b->hash = gk_xxh64(text, len, 0);
+    return 0;
+badsum:
+    sp_book_free(b);
+    return fail(err, errcap, "%s:%d: bad checksum line", name, L.lineno);
+nomem:
+    sp_book_free(b);
+    return fail(err, errcap, "%s: out of memory", name);
+}
+
+int sp_book_load(const char *path, const gk_rules_t *r, sp_book_t *b, char *err, size_t errcap) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(err, errcap, "%s: cannot open", path);
+    size_t cap = 1 << 16, n = 0;
+    char *text = malloc(cap);
+    while (text) {
+        if (n == cap) {
+            if (cap >= (64u << 20)) {
+                free(text);
+                fclose(f);
+                return fail(err, errcap, "%s: larger than 64 MiB", path);
+            }
+            char *t = realloc(text, cap * 2);
+            if (!t) break;
+            text = t;
+            cap *= 2;
+        }
+        size_t k = fread(text + n, 1, cap - n, f);
+        n += k;
+        if (k == 0) break;
+    }
+    bool bad = !text || ferror(f);
+    fclose(f);
+    if (bad) {
+        free(text);
+        return fail(err, errcap, "%s: read error", path);
+    }
+    int rc = sp_book_parse(text, n, path, r, b, err, errcap);
+    free(text);
+    return rc;
+}
