@@ -1,0 +1,200 @@
+/* cli/cmd_replay.c -- `gounki replay`: checks a game record move by move. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../games/record.h"
+#include "cli.h"
+
+const char cmd_replay_summary[] = "check a game record move by move; print plies and result";
+
+static const char help[] =
+    "usage: gounki replay [OPTIONS] FILE|-\n"
+    "Reads a game record (docs/FORMATS.md: [Tag \"value\"] headers, numbered moves,\n"
+    "comments in braces, a result token; Wikipedia tables and gounki.org files\n"
+    "read too), checks every move against the rules and prints each ply, the\n"
+    "final position string and the result with its reason.  An illegal move is\n"
+    "reported with its ply number, its text and why (exit 1); so is a result\n"
+    "token or Result tag that contradicts the result the rules give.\n"
+    "  --record           print the record in the output notation instead\n"
+    "  --quiet            print only the final position and the result\n"
+    "  --game NAME        gounki (default) or gobs, unless the record has a Game tag\n"
+    "  --variant NAME     rule set, unless the record has a Variant tag\n"
+    "  --max-plies N      draw after N turns (default 500, 0 = no limit)\n";
+
+#define MAX_RECORD (16u << 20)
+
+/* Reads all of f; NULL with errno set, or on a record too large (errno EFBIG). */
+static char *slurp(FILE *f, size_t *len) {
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) return NULL;
+    for (;;) {
+        size_t k = fread(buf + n, 1, cap - n, f);
+        n += k;
+        if (k == 0) break;
+        if (n == cap) {
+            if (cap >= MAX_RECORD) {
+                free(buf);
+                errno = EFBIG;
+                return NULL;
+            }
+            char *b = realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                return NULL;
+            }
+            buf = b, cap *= 2;
+        }
+    }
+    if (ferror(f)) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+static const char *winner_text(const gk_pos_t *p) {
+    switch (p->result) {
+    case GK_WIN_WHITE: return "White wins";
+    case GK_WIN_BLACK: return "Black wins";
+    case GK_DRAW: return "draw";
+    default: return "game not over";
+    }
+}
+
+static void print_plies(const gk_record_t *rec, int quiet) {
+    if (quiet) return;
+    const gk_game_t *g = gk_game_of(&rec->start);
+    gk_pos_t p = rec->start;
+    for (int m = 0; m < rec->nmoves; m++) {
+        const gk_action_t *seq = rec->actions + rec->move_start[m];
+        int n = rec->move_start[m + 1] - rec->move_start[m];
+        char t[GK_MOVE_TEXT_MAX];
+        if (g->move_text(&p, seq, n, t, sizeof t) < 0) snprintf(t, sizeof t, "?");
+        printf("ply %3u  %-5s  %s\n", (unsigned)p.ply + 1, p.stm == GK_WHITE ? "White" : "Black",
+               t);
+        for (int i = 0; i < n; i++) g->play(&p, seq[i]);
+    }
+}
+
+/* Checks a claimed result (token or tag) against the game; returns 0 or CLI_FAIL. */
+static int check_claim(const char *where, const char *claim, const gk_pos_t *p, const char *file) {
+    if (!claim || !*claim || !strcmp(claim, "*")) return 0;
+    const char *got = gk_result_text((gk_result_t)p->result);
+    if (gk_over(p)) {
+        if (strcmp(claim, got)) {
+            cli_error("replay", "%s: the %s says %s but the game ended %s (%s, %s)", file, where,
+                      claim, got, winner_text(p), gk_reason_text((gk_reason_t)p->reason));
+            return CLI_FAIL;
+        }
+        return 0;
+    }
+    printf("note: the %s says %s but the rules have not ended the game after ply %u "
+           "(resignation or agreement)\n",
+           where, claim, (unsigned)p->ply);
+    return 0;
+}
+
+int cmd_replay(int argc, char **argv) {
+    static const struct option opts[] = {CLI_POS_LONGOPTS,
+                                         {"record", no_argument, 0, 'r'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    cli_pos_opts_t po;
+    cli_pos_defaults(&po);
+    int c, write_record = 0, quiet = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":hrq", opts, NULL)) != -1) {
+        if (c == CLI_OPT_POSITION || c == CLI_OPT_MOVES) {
+            cli_error("replay", "--position and --moves do not apply: a record has its own "
+                                "start (tag Position) and moves");
+            return CLI_USAGE;
+        }
+        int r = cli_pos_option("replay", &po, c, optarg);
+        if (r < 0) return CLI_USAGE;
+        if (r > 0) continue;
+        if (c == 'h') {
+            fputs(help, stdout);
+            return CLI_OK;
+        }
+        if (c == 'r') {
+            write_record = 1;
+            continue;
+        }
+        if (c == 'q') {
+            quiet = 1;
+            continue;
+        }
+        return cli_bad_option("replay", argc, argv);
+    }
+    if (optind != argc - 1) {
+        cli_error("replay", optind >= argc ? "missing the record FILE (or - for stdin)"
+                                           : "one record FILE at a time");
+        return CLI_USAGE;
+    }
+    gk_rules_t rules;
+    int rc = cli_rules("replay", &po, &rules);
+    if (rc) return rc;
+
+    const char *file = argv[optind];
+    FILE *f = strcmp(file, "-") ? fopen(file, "rb") : stdin;
+    if (!f) {
+        cli_error("replay", "%s: %s", file, strerror(errno));
+        return CLI_FAIL;
+    }
+    size_t len = 0;
+    char *text = slurp(f, &len);
+    int slurp_errno = errno;
+    if (f != stdin) fclose(f);
+    if (!text) {
+        cli_error("replay", "%s: %s", file,
+                  slurp_errno == EFBIG ? "record larger than 16 MiB" : strerror(slurp_errno));
+        return CLI_FAIL;
+    }
+    gk_record_t rec;
+    char err[512];
+    int bad = gk_record_read(&rec, text, len, &rules, err, sizeof err) < 0;
+    free(text);
+    if (bad) {
+        if (rec.move_start) print_plies(&rec, quiet || write_record);
+        cli_error("replay", "%s: %s", file, err);
+        gk_record_free(&rec);
+        return CLI_FAIL;
+    }
+    const gk_game_t *g = gk_game_of(&rec.start);
+    gk_pos_t fin = rec.final;
+    /* The rules end a game with no legal move (docs/RULES.md). */
+    if (!gk_over(&fin) && g->perft(&fin, 1) == 0) gk_apply_no_move(&fin);
+
+    if (write_record) {
+        gk_record_t out = rec;
+        out.final = fin;
+        if (gk_record_write(&out, stdout) < 0) {
+            cli_error("replay", "write error");
+            gk_record_free(&rec);
+            return CLI_FAIL;
+        }
+    } else {
+        char ps[GK_POS_TEXT_MAX], start[GK_POS_TEXT_MAX];
+        g->pos_to_text(&rec.start, start, sizeof start);
+        g->pos_to_text(&fin, ps, sizeof ps);
+        if (!quiet)
+            printf("game %s (%s) from %s\n", g->name, g->variants[rec.start.variant], start);
+        print_plies(&rec, quiet);
+        printf("position: %s\n", ps);
+        if (gk_over(&fin))
+            printf("result: %s (%s by %s) after %d moves\n",
+                   gk_result_text((gk_result_t)fin.result), winner_text(&fin),
+                   gk_reason_text((gk_reason_t)fin.reason), rec.nmoves);
+        else
+            printf("result: * (game not over) after %d moves\n", rec.nmoves);
+    }
+    rc = check_claim("result token", rec.result, &fin, file);
+    if (!rc) rc = check_claim("Result tag", gk_record_tag(&rec, "Result"), &fin, file);
+    gk_record_free(&rec);
+    return rc;
+}

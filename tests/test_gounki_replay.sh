@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# gounki replay: the Wikipedia game (shared/seeds/002) as a table, the same game in the
+# gounki.org / boardspace styles, the record writer read back, and bad records, each
+# rejected with one line naming the line, ply, move text and reason, exit 1.
+set -u
+fail=0
+FIX=$SRC/tests/fixtures/gounki
+T=${TMPDIR:-/tmp}/gounki_replay.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+
+check() { # name, condition already evaluated as $?
+    if [ "$2" -ne 0 ]; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi
+}
+expect_rc() { # name, want, command...
+    local name=$1 want=$2
+    shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ $rc -ne "$want" ]; then
+        echo "FAIL: $name: exit $rc, want $want"; cat "$T/out" "$T/err" | tail -5; fail=1; return 1
+    fi
+    echo "ok: $name"
+}
+has() { # name, file, fixed string
+    if grep -qF -- "$3" "$2"; then echo "ok: $1"; else echo "FAIL: $1: '$3' not in:"; tail -3 "$2"; fail=1; fi
+}
+
+# The Wikipedia game: every move legal, Black wins by exit on ply 24.
+expect_rc "wikipedia replays" 0 "$GOUNKI" replay "$FIX/wikipedia.txt"
+has "wikipedia: 24 plies" "$T/out" "ply  24  Black  a1-Out"
+has "wikipedia: the rebound deployment" "$T/out" "ply  18  Black  b4*a3,b2,a2"
+has "wikipedia: Black wins by exit" "$T/out" "result: 0-1 (Black wins by exit) after 24 moves"
+cp "$T/out" "$T/wiki.out"
+[ "$(grep -c '^ply ' "$T/out")" -eq 24 ]; check "wikipedia: exactly 24 ply lines" $?
+
+# The same game in the gounki.org style gives the same plies and result.
+expect_rc "gounki.org style replays" 0 "$GOUNKI" replay "$FIX/gounkiorg.txt"
+diff <(grep -v '^game' "$T/wiki.out") <(grep -v '^game' "$T/out") >/dev/null; check "both styles give the same game" $?
+
+# Standard input, --quiet.
+expect_rc "stdin" 0 "$GOUNKI" replay --quiet - <"$FIX/wikipedia.txt"
+[ "$(wc -l <"$T/out")" -eq 2 ]; check "--quiet prints position and result only" $?
+
+# The writer: --record output reads back to the same game.
+expect_rc "--record" 0 "$GOUNKI" replay --record "$FIX/wikipedia.txt"
+cp "$T/out" "$T/rec.txt"
+has "--record: numbered moves" "$T/rec.txt" "12. e2-b5 a1-Out 0-1"
+has "--record: tags kept" "$T/rec.txt" '[White "MGounki"]'
+expect_rc "--record output replays" 0 "$GOUNKI" replay "$T/rec.txt"
+diff <(grep -v '^game' "$T/wiki.out") <(grep -v '^game' "$T/out") >/dev/null; check "record round trip gives the same game" $?
+
+# Bad records: one line, with the ply, the text and the reason; exit 1.
+bad() { # name, expected substring, record text
+    printf '%b' "$3" >"$T/bad.txt"
+    if expect_rc "$1" 1 "$GOUNKI" replay "$T/bad.txt"; then
+        has "$1: message" "$T/err" "$2"
+        [ "$(wc -l <"$T/err")" -eq 1 ]; check "$1: one line" $?
+    fi
+}
+bad "illegal move" "line 2, ply 3 (White): 'a2-a4': not a legal move" '1. a1-a2+ a8-b7+\n2. a2-a4 a7-b7+\n'
+bad "move of the wrong side" "ply 2 (Black): 'b2-b3': b2 holds a White piece but Black is to move" '1. a1-a2+ b2-b3\n'
+bad "false capture mark" "'a1xa2': 'x' but a2 holds no enemy piece" 'a1xa2\n'
+bad "move after the end" "ply 25: 'b5-b6': the game is already over (0-1 exit)" "$(cat "$FIX/wikipedia.txt" | sed 's/^12\.\te2-b5\ta1-Out$/12.\te2-b5\ta1-Out\n13.\tb5-b6/')\n"
+bad "wrong move number" "move number 3, but the next move (ply 3, White) is number 2" '1. a1-a2+ a8-b7+ 3. a2-b2+\n'
+bad "unclosed comment" "line 1: comment '{' is never closed" '1. a1-a2+ { no end\n'
+bad "garbage" "line 1, ply 1 (White): 'hello world': expected an origin square" 'hello world\n'
+bad "bad tag" "tag Game: unknown game 'chess'" '[Game "chess"]\n1. a1-a2+\n'
+bad "bad position tag" "tag Position:" '[Position "8/8 w 0"]\n'
+bad "text after the result" "after the result token" '1. a1-a2+ 1-0 a8-b7+\n'
+bad "result token contradicts" "the result token says 1-0 but the game ended 0-1" "$(sed 's/^\[Result.*//; $ s/$/\\t1-0/' "$FIX/wikipedia.txt")\n"
+bad "Result tag contradicts" "the Result tag says 1/2-1/2" "$(sed 's/0-1/1\/2-1\/2/' "$FIX/wikipedia.txt")\n"
+bad "NUL byte" "NUL byte" '1. a1-a2+\0\n'
+
+# A record that stops early is fine; a decisive token on it is only a note.
+printf '1. a1-a2+ a8-b7+ 1-0\n' >"$T/short.txt"
+expect_rc "unfinished game with a result token" 0 "$GOUNKI" replay "$T/short.txt"
+has "unfinished game: note" "$T/out" "note: the result token says 1-0 but the rules have not ended the game"
+
+# Usage errors.
+expect_rc "no file" 2 "$GOUNKI" replay
+expect_rc "missing file" 1 "$GOUNKI" replay "$T/nope.txt"
+expect_rc "--position refused" 2 "$GOUNKI" replay --position x "$FIX/wikipedia.txt"
+expect_rc "--help" 0 "$GOUNKI" replay --help
+
+exit $fail
