@@ -82,8 +82,9 @@ int main(int argc, char **argv) {
                 if (len < MAX_INPUT) {
                     size_t at = len ? rnd() % (len + 1) : 0;
                     memmove(buf + at + 1, buf + at, len - at);
-                    buf[at] =
-                        (uint8_t)(rnd() % 4 ? "abcdefghi0123456789-x*+:,/ \n"[rnd() % 28] : rnd());
+                    static const char alphabet[] = "abcdefghi0123456789-x*+:,/ \n";
+                    uint8_t byte = (uint8_t)alphabet[rnd() % (sizeof alphabet - 1)];
+                    buf[at] = rnd() % 4 ? byte : (uint8_t)rnd();
                     len++;
                 }
                 break;
