@@ -29,6 +29,7 @@ static void usage(FILE *f) {
             "generation on an Elo ladder against generation 0.  Everything lands in DIR;\n"
             "rerunning the same command resumes after a kill.  While rank 0 tunes and plays\n"
             "matches the other ranks wait in a sleeping barrier (they use no CPU).\n"
+            "With Open MPI use 'mpirun --bind-to none' so that rank 0 may use their cores.\n"
             "\n"
             "  --run DIR           run directory (created; resumed when it exists)\n"
             "  --generations G     finish this many generations (default 4)\n"
@@ -44,7 +45,9 @@ static void usage(FILE *f) {
             "  --window K          tune on the logs of the last K generations (default 2)\n"
             "  --from FILE         start weights (generation 0; default the shipped ones)\n"
             "  --seed S            run seed (default 1)\n"
-            "  --threads T         OpenMP threads per rank (default: all)\n"
+            "  --threads T         OpenMP threads per rank in self-play (default: all)\n"
+            "  --rank0-threads T   threads of rank 0 for tuning and matches (default: ranks x\n"
+            "                      threads, at most the cores; use mpirun --bind-to none)\n"
             "  --target, --loss, --policy, --epochs, --batch, --lr, --l2, --val,\n"
             "  --min-positions     tuner settings, as for 'gounki tune'\n"
             "  --quiet             only errors and the final report\n"
@@ -81,6 +84,7 @@ static int run(int argc, char **argv, train_opts_t *o, int rank) {
         O_FROM,
         O_SEED,
         O_THREADS,
+        O_THREADS0,
         O_TARGET,
         O_LOSS,
         O_POLICY,
@@ -107,6 +111,7 @@ static int run(int argc, char **argv, train_opts_t *o, int rank) {
         {"from", required_argument, 0, O_FROM},
         {"seed", required_argument, 0, O_SEED},
         {"threads", required_argument, 0, O_THREADS},
+        {"rank0-threads", required_argument, 0, O_THREADS0},
         {"target", required_argument, 0, O_TARGET},
         {"loss", required_argument, 0, O_LOSS},
         {"policy", no_argument, 0, O_POLICY},
@@ -207,6 +212,10 @@ static int run(int argc, char **argv, train_opts_t *o, int rank) {
         case O_THREADS:
             if (cli_parse_long(CMD, "--threads", optarg, 1, 1024, &v)) return CLI_USAGE;
             o->threads = (int)v;
+            break;
+        case O_THREADS0:
+            if (cli_parse_long(CMD, "--rank0-threads", optarg, 1, 1024, &v)) return CLI_USAGE;
+            o->threads0 = (int)v;
             break;
         case O_TARGET:
             if (!strcmp(optarg, "result"))

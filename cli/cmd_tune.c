@@ -80,15 +80,15 @@ static int moved_cmp(const void *a, const void *b) {
     return x->i - y->i;
 }
 
-/* The weights whose change moves the logit most on average: |dw| * K * mean|f|. */
+/* The weights whose change moves the logit most on average: |dw| * scale * mean|f|. */
 static void print_moved(const ev_weights_t *a, const ev_weights_t *b, const tune_run_report_t *r,
                         int top) {
     int nf = a->nvalue;
     moved_t m[EV_MAX_FEATURES];
     for (int j = 0; j < nf; j++)
-        m[j] = (moved_t){j, fabs((double)b->value[j] - a->value[j]) * r->k * r->mean_abs_f[j]};
+        m[j] = (moved_t){j, fabs((double)b->value[j] - a->value[j]) * b->scale * r->mean_abs_f[j]};
     qsort(m, (size_t)nf, sizeof *m, moved_cmp);
-    printf("weights that moved most (effect = |change| x K x mean |feature|, in logits):\n");
+    printf("weights that moved most (effect = |change| x scale x mean |feature|, in logits):\n");
     printf("  %-28s %10s %10s %10s %8s\n", "feature", "from", "to", "change", "effect");
     for (int k = 0; k < top && k < nf; k++) {
         int j = m[k].i;

@@ -186,7 +186,9 @@ int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t 
  * The whole job of `gounki tune` (eval/tune_run.c), shared with the training loop:
  * load the logs, split by game, drop duplicates in each part, refuse too few positions,
  * fit the scale K (value) with the start weights, fit the value weights, optionally the
- * policy weights, and return the new weights (scale = K) with everything measured.
+ * policy weights, and return the new weights with everything measured.  The weights
+ * are written at the start file's scale (value * K / scale_start), so they keep its
+ * units whatever K the fit found.
  * --------------------------------------------------------------------------------- */
 
 typedef struct tune_run_opts {

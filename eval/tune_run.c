@@ -117,8 +117,12 @@ int tune_run(const tune_run_opts_t *o, const ev_weights_t *from, ev_weights_t *o
         snprintf(err, errcap, "value fit: %s", tune_strerror(rc));
         goto done;
     }
-    for (int j = 0; j < nf; j++) out->value[j] = (float)w[j];
-    out->scale = (float)rep->k;
+    /* Written at the start file's scale, so the numbers stay in its units ("points"):
+     * scale * value is the fitted logit either way, and a K far from the start's (an
+     * uninformative start: K -> 0) does not blow the points up by 1/K. */
+    double unit = rep->k_start > 0 ? rep->k / rep->k_start : 1.0;
+    for (int j = 0; j < nf; j++) out->value[j] = (float)(w[j] * unit);
+    out->scale = (float)(rep->k_start > 0 ? rep->k_start : rep->k);
     if (o->data.policy) rc = fit_policy(o, &pall, out, rep, err, errcap);
     out->provenance[0] = 0;
 done:

@@ -613,7 +613,9 @@ static void gentle_barrier(void) {
 typedef struct loop {
     const train_opts_t *o;
     train_state_t *s;
-    int rank, nranks, threads;
+    int rank, nranks;
+    int threads;  /* per rank, self-play */
+    int threads0; /* rank 0 alone: tuning and matches, while the other ranks sleep */
     ev_weights_t start;
 } loop_t;
 
@@ -729,7 +731,7 @@ static int phase_tune(loop_t *L, int g, char *err, size_t errcap) {
     to.logs = logs;
     to.nlogs = nlogs;
     to.data.game = o->rules.game;
-    to.data.threads = to.fit.threads = L->threads;
+    to.data.threads = to.fit.threads = L->threads0;
     to.fit.seed = mix64(o->seed, (uint64_t)g * 3 + 1);
     to.fit.progress = NULL;
     tune_run_report_t rep;
@@ -781,7 +783,7 @@ static int play_match(loop_t *L, int a, int b, int games, bool sprt, uint64_t se
     mo.games = games;
     mo.opening_plies = o->openings;
     mo.seed = seed;
-    mo.threads = L->threads;
+    mo.threads = L->threads0;
     mo.sprt = sprt;
     mo.sprt_params = o->sprt_params;
     return match_run(&mo, st, err, errcap);
@@ -949,6 +951,11 @@ int train_run(const train_opts_t *o, char *err, size_t errcap) {
     MPI_Comm_size(MPI_COMM_WORLD, &L.nranks);
     L.threads = o->threads > 0 ? o->threads : omp_get_max_threads();
     if (L.threads < 1) L.threads = 1;
+    /* Rank 0's phases get the cores of every rank on its node: the others sleep. */
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    L.threads0 = o->threads0 > 0 ? o->threads0 : L.nranks * L.threads;
+    if (o->threads0 <= 0 && online > 0 && L.threads0 > online) L.threads0 = (int)online;
+    if (L.threads0 < L.threads) L.threads0 = L.threads;
     err[0] = 0;
     if (o->generations < 1 || o->generations > TRAIN_MAX_GENERATIONS || o->games < 1 ||
         o->playouts < 1 || o->match_games < 2 || o->match_games % 2 || o->window < 1 ||

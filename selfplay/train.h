@@ -15,9 +15,10 @@
  *                above 0 (gate=interval) or its score is above 1/2 (gate=score);
  *   4. LADDER    a promoted candidate plays generation 0 (`ladder_games` games), which
  *                places it on the Elo ladder with an interval.
- * Phases 2-4 run on rank 0 with OpenMP threads; the other ranks wait in a barrier that
- * polls every 50 ms (MPI_Ibarrier + MPI_Test + sleep) instead of spinning, so they leave
- * the cores to rank 0.
+ * Phases 2-4 run on rank 0 with OpenMP threads (threads0: by default every rank's share,
+ * at most the cores online); the other ranks wait in a barrier that polls every 50 ms
+ * (MPI_Ibarrier + MPI_Test + sleep) instead of spinning, so they leave the cores to
+ * rank 0.  With Open MPI, run `mpirun --bind-to none` so that rank 0 may use them.
  *
  * DIR holds everything: gen-GGG/ (logs, weights.txt, match.txt), state.txt, report.txt
  * and ladder.svg.  state.txt (docs/FORMATS.md, "Training state") is rewritten atomically
@@ -61,7 +62,9 @@ typedef struct train_opts {
     int window;       /* generations of logs the tuner reads */
     const char *from; /* start weights file; NULL = the game's defaults */
     uint64_t seed;
-    int threads;          /* OpenMP threads per rank */
+    int threads;          /* OpenMP threads per rank in self-play (0 = OpenMP default) */
+    int threads0;         /* rank 0 threads for tuning and matches (0 = ranks x threads,
+                             at most the cores online) */
     tune_run_opts_t tune; /* target, loss, epochs, ... (logs, game: set by the loop) */
     bool quiet;
     volatile sig_atomic_t *stop; /* set by the caller's SIGTERM/SIGINT handler; may be NULL */

@@ -1,0 +1,96 @@
+#!/bin/bash
+# tests/test_tune_cli.sh -- `gounki tune` on bad input (one-line errors, nothing written)
+# and on a small real log (weights written, loadable, provenance present), for both games.
+set -u
+G=${GOUNKI:?}
+T=${TMPDIR:-/tmp}/tune_cli.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+fail=0
+
+# expect_error CODE PATTERN CMD...: exits with CODE, prints one stderr line matching
+# PATTERN, writes no $T/out.txt.
+expect_error() {
+    local code=$1 pat=$2
+    shift 2
+    rm -f "$T/out.txt"
+    "$@" >"$T/stdout" 2>"$T/stderr"
+    local rc=$?
+    local lines
+    lines=$(wc -l <"$T/stderr")
+    if [ "$rc" != "$code" ] || [ "$lines" != 1 ] || ! grep -q -- "$pat" "$T/stderr" ||
+        [ -e "$T/out.txt" ]; then
+        echo "FAIL: $* -> rc $rc (want $code), $lines stderr line(s):" >&2
+        cat "$T/stderr" >&2
+        [ -e "$T/out.txt" ] && echo "  and $T/out.txt was written" >&2
+        fail=1
+    fi
+}
+
+mkdir -p "$T/empty" "$T/corrupt"
+head -c 4096 /dev/urandom >"$T/corrupt/shard-00000.gkz"
+printf 'gkweights 1\ngame gobs\nscale 0.01\ncount 100\n' >"$T/gobs.txt"
+printf 'gkweights 1\ngame gounki\nscale 0.0125\nmat_r 100\nno_such_feature 3\n' >"$T/unknown.txt"
+
+expect_error 1 "no game logs" "$G" tune --logs "$T/empty" --out "$T/out.txt"
+expect_error 1 "corrupt\|not a\|bad\|magic" "$G" tune --logs "$T/corrupt" --out "$T/out.txt"
+expect_error 1 "no such\|No such\|cannot\|not found" "$G" tune --logs "$T/nothere" --out "$T/out.txt"
+expect_error 1 "gobs" "$G" tune --logs "$T/empty" --from "$T/gobs.txt" --out "$T/out.txt"
+expect_error 1 "no_such_feature" "$G" tune --logs "$T/empty" --from "$T/unknown.txt" \
+    --out "$T/out.txt"
+expect_error 2 "--out" "$G" tune --logs "$T/empty"
+expect_error 2 "--lr" "$G" tune --logs "$T/empty" --out "$T/out.txt" --lr abc
+expect_error 2 "--target" "$G" tune --logs "$T/empty" --out "$T/out.txt" --target bogus
+
+# A small real log of each game.
+for game in gounki gobs; do
+    L="$T/logs-$game"
+    if ! "$G" selfplay --game "$game" --games 6 --playouts 24 --out "$L" --quiet --seed 3 \
+        >"$T/sp.out" 2>&1; then
+        echo "FAIL: selfplay for $game:" >&2
+        cat "$T/sp.out" >&2
+        fail=1
+        continue
+    fi
+    expect_error 1 "at least 100000" "$G" tune --game "$game" --logs "$L" --out "$T/out.txt" \
+        --min-positions 100000
+    other=gobs
+    [ "$game" = gobs ] && other=gounki
+    expect_error 1 "is $game, not $other" "$G" tune --game "$other" --logs "$L" \
+        --out "$T/out.txt"
+    rm -f "$T/out.txt"
+    if ! "$G" tune --game "$game" --logs "$L" --out "$T/out.txt" --min-positions 10 --epochs 3 \
+        --quiet --threads 2 >"$T/tune.out" 2>&1; then
+        echo "FAIL: tune on $game logs:" >&2
+        cat "$T/tune.out" >&2
+        fail=1
+        continue
+    fi
+    grep -q "^provenance tuned from" "$T/out.txt" || {
+        echo "FAIL: $game: no provenance line in the output weights" >&2
+        fail=1
+    }
+    grep -q "^game $game" "$T/out.txt" || {
+        echo "FAIL: $game: output weights are not for $game" >&2
+        fail=1
+    }
+    grep -q "weights that moved most" "$T/tune.out" || {
+        echo "FAIL: $game: no table of moved weights" >&2
+        fail=1
+    }
+    # the output is a valid start for another round, and thread count does not matter
+    cp "$T/out.txt" "$T/round1.txt"
+    "$G" tune --game "$game" --logs "$L" --from "$T/round1.txt" --out "$T/r2a.txt" \
+        --min-positions 10 --epochs 3 --quiet --threads 1 >/dev/null 2>&1 || {
+        echo "FAIL: $game: second round from the tuned weights" >&2
+        fail=1
+    }
+    "$G" tune --game "$game" --logs "$L" --from "$T/round1.txt" --out "$T/r2b.txt" \
+        --min-positions 10 --epochs 3 --quiet --threads 2 >/dev/null 2>&1
+    if ! diff <(grep -v '^provenance\|^checksum' "$T/r2a.txt") \
+        <(grep -v '^provenance\|^checksum' "$T/r2b.txt") >/dev/null; then
+        echo "FAIL: $game: 1 and 2 threads gave different weights" >&2
+        fail=1
+    fi
+done
+exit $fail
