@@ -1062,7 +1062,7 @@ int train_run(const train_opts_t *o, char *err, size_t errcap) {
         }
         /* loop: rank 0 broadcasts STEP_ERROR next when rc != 0 */
     }
-    if (L.rank == 0 && rc == 0 && !o->quiet) {
+    if (L.rank == 0 && rc == 0) {
         char e[512];
         printf("\n");
         if (train_report(o->dir, s, stdout, e, sizeof e)) {
