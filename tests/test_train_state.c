@@ -28,19 +28,49 @@ static void fill(void) {
     memset(&s, 0, sizeof s);
     s.fingerprint = 0x0123456789abcdefull;
     s.ngen = 3;
-    s.gen[0] = (train_gen_t){.phases = TRAIN_PH_ALL, .promoted = 1, .ladder = 1,
-                             .val_before = NAN, .val_after = NAN, .elo = NAN};
-    s.gen[1] = (train_gen_t){.phases = TRAIN_PH_ALL, .best_before = 0, .best_after = 1,
-                             .promoted = 1, .games = 200, .selfplay_s = 123.25,
-                             .positions = 9000, .k = 0.0041, .train_before = 0.68,
-                             .train_after = 0.61, .val_before = 0.69, .val_after = 0.625,
-                             .mw = 60, .md = 10, .ml = 30, .elo = 107.5, .elo_lo = 40.1,
-                             .elo_hi = 180.2, .ladder = 1, .lw = 61, .ld = 9, .ll = 30,
-                             .lelo = 110, .lelo_lo = 41, .lelo_hi = 185};
-    s.gen[2] = (train_gen_t){.phases = TRAIN_PH_SELFPLAY | TRAIN_PH_TUNE, .best_before = 1,
-                             .best_after = 1, .games = 200, .selfplay_s = 118,
-                             .positions = 18000, .k = 0.0042, .val_before = 0.63,
-                             .val_after = 0.62, .elo = NAN, .elo_lo = NAN, .elo_hi = NAN,
+    s.gen[0] = (train_gen_t){.phases = TRAIN_PH_ALL,
+                             .promoted = 1,
+                             .ladder = 1,
+                             .val_before = NAN,
+                             .val_after = NAN,
+                             .elo = NAN};
+    s.gen[1] = (train_gen_t){.phases = TRAIN_PH_ALL,
+                             .best_before = 0,
+                             .best_after = 1,
+                             .promoted = 1,
+                             .games = 200,
+                             .selfplay_s = 123.25,
+                             .positions = 9000,
+                             .k = 0.0041,
+                             .train_before = 0.68,
+                             .train_after = 0.61,
+                             .val_before = 0.69,
+                             .val_after = 0.625,
+                             .mw = 60,
+                             .md = 10,
+                             .ml = 30,
+                             .elo = 107.5,
+                             .elo_lo = 40.1,
+                             .elo_hi = 180.2,
+                             .ladder = 1,
+                             .lw = 61,
+                             .ld = 9,
+                             .ll = 30,
+                             .lelo = 110,
+                             .lelo_lo = 41,
+                             .lelo_hi = 185};
+    s.gen[2] = (train_gen_t){.phases = TRAIN_PH_SELFPLAY | TRAIN_PH_TUNE,
+                             .best_before = 1,
+                             .best_after = 1,
+                             .games = 200,
+                             .selfplay_s = 118,
+                             .positions = 18000,
+                             .k = 0.0042,
+                             .val_before = 0.63,
+                             .val_after = 0.62,
+                             .elo = NAN,
+                             .elo_lo = NAN,
+                             .elo_hi = NAN,
                              .lelo = NAN};
 }
 
@@ -87,8 +117,7 @@ int main(void) {
     size_t k = f ? fread(text, 1, sizeof text - 1, f) : 0;
     text[k] = 0;
     if (f) fclose(f);
-    CHECK(strstr(text, "+110 [+41, +185]") != NULL, "ladder entry missing from report:\n%s",
-          text);
+    CHECK(strstr(text, "+110 [+41, +185]") != NULL, "ladder entry missing from report:\n%s", text);
     CHECK(strstr(text, "games per hour") != NULL, "games per hour missing");
     snprintf(path, sizeof path, "%s/ladder.svg", dir);
     f = fopen(path, "r");
