@@ -9,6 +9,8 @@
  * differences, so the same weights serve both colours.  The evaluation is
  *     logit = scale * dot(value_weights, trace)          (Texel / Ethereal style)
  *     ev_value = sigmoid(logit)  = win probability for the side to move, in [0, 1].
+ * ev_sigmoid() clamps the logit to [-15, 15], so an unfinished position never evaluates
+ * to exactly 0 or 1 (a tuner's log-loss stays finite).
  * `scale` is a field of ev_weights_t stored in the weight file: weights are written in
  * readable "points" (a single Gounki piece is about 100) and scale turns points into a
  * logit.  A tuner may fit scale first (K in Texel tuning) and then hold it fixed.

@@ -270,6 +270,14 @@ __attribute__((format(printf, 2, 3))) static void sb_printf(sbuf_t *b, const cha
     if (k > 0) b->len += (size_t)k;
 }
 
+/* Shortest decimal text that reads back as exactly x (weights stay readable and exact). */
+static void fmt_float(char *buf, size_t cap, float x) {
+    for (int prec = 1; prec <= 9; prec++) {
+        snprintf(buf, cap, "%.*g", prec, (double)x);
+        if (strtof(buf, NULL) == x) return;
+    }
+}
+
 static void clean_line(char *dst, size_t cap, const char *src) {
     size_t j = 0;
     for (size_t i = 0; src[i] && j + 1 < cap; i++) {
@@ -289,14 +297,20 @@ static long format_with(const ev_weights_t *w, const char *prov, char *buf, size
     sb_printf(&b, MAGIC " %d\n", EV_FORMAT_VERSION);
     sb_printf(&b, "# Evaluation weights (docs/FORMATS.md); loaded by feature name.\n");
     sb_printf(&b, "game %s\n", gg->name);
-    sb_printf(&b, "scale %.9g\n", (double)w->scale);
+    char num[32];
+    fmt_float(num, sizeof num, w->scale);
+    sb_printf(&b, "scale %s\n", num);
     if (clean[0]) sb_printf(&b, "provenance %s\n", clean);
     sb_printf(&b, "# value features: %d\n", w->nvalue);
-    for (int i = 0; i < w->nvalue; i++)
-        sb_printf(&b, "%s %.9g\n", ev_feature_name(w->game, i), (double)w->value[i]);
+    for (int i = 0; i < w->nvalue; i++) {
+        fmt_float(num, sizeof num, w->value[i]);
+        sb_printf(&b, "%s %s\n", ev_feature_name(w->game, i), num);
+    }
     sb_printf(&b, "# policy features: %d\n", w->npolicy);
-    for (int i = 0; i < w->npolicy; i++)
-        sb_printf(&b, "%s %.9g\n", ev_policy_feature_name(w->game, i), (double)w->policy[i]);
+    for (int i = 0; i < w->npolicy; i++) {
+        fmt_float(num, sizeof num, w->policy[i]);
+        sb_printf(&b, "%s %s\n", ev_policy_feature_name(w->game, i), num);
+    }
     if (b.overflow) return -1;
     uint64_t h = fnv1a(FNV_OFFSET, buf, b.len);
     sb_printf(&b, "checksum %016llx\n", (unsigned long long)h);

@@ -174,10 +174,11 @@ static int hist_count(const mcts_t *m, uint64_t h) {
     return 0;
 }
 
-/* Recomputes the proof of x (position side to move s, mover mv) from its children;
- * stores it and returns it when it just became proven, else returns 0. */
+/* Recomputes the proof of x (position side to move s, mover mv) from its children and
+ * stores it when it changed: a first proof, or a faster win found later among the
+ * root's children (proven nodes below the root are not searched further).  Returns the
+ * new proof when it changed, else 0. */
 static int update_proof(arena_t *ar, node_t *x, int s, int mv) {
-    if (atomic_load_explicit(&x->proof, memory_order_relaxed) != PROOF_NONE) return 0;
     uint32_t first = atomic_load_explicit(&x->first, memory_order_acquire);
     if (!first) return 0;
     int n = x->nchild, best_win = -1, worst_loss = -1, draw = 0, open = 0;
@@ -205,9 +206,11 @@ static int update_proof(arena_t *ar, node_t *x, int s, int mv) {
     else
         pr = proof_loss(worst_loss + 1);
     if (mv != s) pr = proof_flip(pr);
-    int16_t expect = PROOF_NONE;
-    if (!atomic_compare_exchange_strong(&x->proof, &expect, pr)) return 0;
-    return pr;
+    int16_t cur = atomic_load(&x->proof);
+    while (cur != pr) {
+        if (atomic_compare_exchange_weak(&x->proof, &cur, pr)) return pr;
+    }
+    return 0;
 }
 
 static void set_proof(node_t *x, int16_t pr) {
@@ -222,7 +225,11 @@ static inline int mover_at(const worker_t *wk, int i) {
     return i == 0 ? wk->root_mover : wk->stm[i - 1];
 }
 
-static uint32_t select_child(const worker_t *wk, const node_t *x, uint32_t first, int s, int mv) {
+/* PUCT choice among the children of x (side to move s, mover mv).  With `sweep` (the
+ * root is already won) unexpanded children come first: expanding them all is what lets
+ * the search prove that no faster win exists. */
+static uint32_t select_child(const worker_t *wk, const node_t *x, uint32_t first, int s, int mv,
+                             int sweep) {
     const mcts_params_t *pp = &wk->m->prm;
     const node_t *nodes = wk->ar->nodes;
     int n = x->nchild;
@@ -239,9 +246,10 @@ static uint32_t select_child(const worker_t *wk, const node_t *x, uint32_t first
         const node_t *c = &nodes[first + i];
         int pr = atomic_load_explicit(&c->proof, memory_order_relaxed);
         float score;
-        if (proof_is_win(pr)) {
-            score = 1e9f - (float)proof_dist(pr);
-        } else if (proof_is_loss(pr)) {
+        if (sweep && pr == PROOF_NONE && !atomic_load_explicit(&c->first, memory_order_relaxed) &&
+            !atomic_load_explicit(&c->inflight, memory_order_relaxed))
+            return first + (uint32_t)i;
+        if (proof_is_loss(pr)) {
             score = -1e9f + (float)proof_dist(pr);
         } else {
             uint32_t cn = atomic_load_explicit(&c->visits, memory_order_relaxed);
@@ -420,7 +428,9 @@ static void playout(worker_t *wk) {
             v = leaf_value(wk, &pos);
             break;
         }
-        uint32_t c = select_child(wk, x, first, pos.stm, mover_at(wk, depth));
+        int sweep = depth == 0 && pr != PROOF_NONE &&
+                    proof_is_win(wk->root_mover == pos.stm ? pr : proof_flip(pr));
+        uint32_t c = select_child(wk, x, first, pos.stm, mover_at(wk, depth), sweep);
         atomic_fetch_add_explicit(&nodes[c].inflight, 1, memory_order_relaxed);
         gk_play(&pos, nodes[c].action);
         depth++;
@@ -455,6 +465,7 @@ typedef struct shared {
     uint64_t node_limit;
     double t0, deadline; /* deadline 0 = none */
     int early_stop;
+    int root_s, root_mv; /* side to move and mover of the root node */
 } shared_t;
 
 static double gamma_sample(double alpha, uint64_t *rng) {
@@ -522,34 +533,47 @@ static int best_child(const arena_t *ar, const node_t *x) {
     return longest_loss;
 }
 
-/* True when the most visited root child can no longer be overtaken in `remaining`
- * playouts, or the root is decided. */
-static int decided(const arena_t *ar, uint32_t root, uint64_t remaining) {
+/* True when the search can stop: the root is decided (lost, drawn, won in one action, or
+ * won with no faster win possible: every child proven, or a win in at most 3 actions with
+ * every child expanded, since the expansion of a child shows every win within 2
+ * actions through it), or the most visited child
+ * cannot be overtaken in `remaining` more playouts (UINT64_MAX: never). */
+static int decided(const shared_t *sh, const arena_t *ar, uint32_t root, uint64_t remaining) {
     const node_t *x = &ar->nodes[root];
-    if (atomic_load(&x->proof) != PROOF_NONE) return 1;
-    uint32_t first = atomic_load(&x->first);
-    int n = x->nchild;
+    int pr = atomic_load_explicit(&x->proof, memory_order_relaxed);
+    int won = 0;
+    if (pr != PROOF_NONE) {
+        if (sh->root_mv != sh->root_s) pr = proof_flip(pr);
+        if (!proof_is_win(pr) || proof_dist(pr) <= 1) return 1;
+        won = proof_dist(pr);
+    }
+    uint32_t first = atomic_load_explicit(&x->first, memory_order_acquire);
+    int n = x->nchild, open = 0, alive = 0, leaves = 0;
     uint32_t v1 = 0, v2 = 0;
-    int open = 0;
     for (int i = 0; i < n; i++) {
         const node_t *c = &ar->nodes[first + i];
-        int pr = atomic_load(&c->proof);
-        if (proof_is_win(pr)) return 1;
-        if (proof_is_loss(pr)) continue;
-        open++;
-        uint32_t v = atomic_load(&c->visits);
+        int cp = atomic_load_explicit(&c->proof, memory_order_relaxed);
+        if (proof_is_loss(cp)) continue;
+        alive++;
+        if (cp == PROOF_NONE) {
+            open++;
+            leaves += !atomic_load_explicit(&c->first, memory_order_relaxed);
+        }
+        uint32_t v = atomic_load_explicit(&c->visits, memory_order_relaxed);
         if (v > v1)
             v2 = v1, v1 = v;
         else if (v > v2)
             v2 = v;
     }
-    if (open <= 1) return 1;
-    return (uint64_t)(v1 - v2) > remaining;
+    if (won) return open == 0 || (won <= 3 && leaves == 0);
+    if (alive <= 1) return 1;
+    return remaining != UINT64_MAX && (uint64_t)(v1 - v2) > remaining;
 }
 
 static int should_stop(shared_t *sh, const arena_t *ar, uint32_t root, uint64_t k) {
     if (atomic_load_explicit(&sh->stop, memory_order_relaxed)) return 1;
-    if (atomic_load_explicit(&ar->nodes[root].proof, memory_order_relaxed) != PROOF_NONE) {
+    if (atomic_load_explicit(&ar->nodes[root].proof, memory_order_relaxed) != PROOF_NONE &&
+        decided(sh, ar, root, UINT64_MAX)) {
         atomic_store(&sh->stop, 1);
         return 1;
     }
@@ -561,17 +585,13 @@ static int should_stop(shared_t *sh, const arena_t *ar, uint32_t root, uint64_t 
         if (t >= sh->deadline) return 1;
     }
     if (sh->early_stop && (k & 31) == 0 && k > 0) {
-        uint64_t remaining;
-        if (sh->budget != UINT64_MAX)
-            remaining = sh->budget - k;
-        else
-            remaining = UINT64_MAX;
+        uint64_t remaining = sh->budget != UINT64_MAX ? sh->budget - k : UINT64_MAX;
         if (sh->deadline > 0.0 && t > sh->t0) {
             double rate = (double)k / (t - sh->t0);
             double r2 = rate * (sh->deadline - t) + 1.0;
             if (r2 < (double)remaining) remaining = (uint64_t)r2;
         }
-        if (remaining != UINT64_MAX && decided(ar, root, remaining)) {
+        if (decided(sh, ar, root, remaining)) {
             atomic_store(&sh->stop, 1);
             return 1;
         }
@@ -963,6 +983,8 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
     double tt = allot_time(&lim);
     sh.deadline = tt > 0 ? t0 + tt : 0.0;
     sh.early_stop = lim.early_stop && T == 1 ? 1 : lim.early_stop && pp->parallel == MCTS_PAR_TREE;
+    sh.root_s = root->stm;
+    sh.root_mv = root->stm ^ 1;
 
     worker_t *wks = malloc(sizeof(worker_t) * (size_t)T);
     if (!wks) return -1;
@@ -987,6 +1009,7 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
         }
         m->root_pos = *root;
         m->have_tree = 1;
+        sh.root_mv = m->root_mover;
         out->reused = atomic_load(&m->main.nodes[1].visits);
         for (int t = 0; t < T; t++)
             init_worker(&wks[t], m, &m->main, &m->root_pos, 1, m->root_mover, t);

@@ -1,0 +1,312 @@
+/*
+ * tests/test_mcts_basic.c -- single-threaded contracts of search/mcts.h:
+ * determinism for a seed, visit accounting, a full arena (keeps searching, says so),
+ * tree reuse (explicit advance and automatic), repetition draws from the history,
+ * Gobs roots in the middle of a jump chain, sampling, parameters by name, errors.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/eval.h"
+#include "games/game.h"
+#include "search/mcts.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static mcts_result_t ra, rb;
+
+static void start(int game, int variant, gk_pos_t *p) {
+    gk_rules_t r = {.game = (uint8_t)game, .variant = (uint8_t)variant, .max_plies = 300};
+    gk_game_by_id(game)->setup(p, &r);
+}
+
+static void walk(gk_pos_t *p, int n, uint64_t seed) {
+    gk_action_t l[GK_MAX_ACTIONS];
+    for (int k = 0; k < n; k++) {
+        int m = gk_gen(p, l);
+        if (!m) return;
+        gk_pos_t q = *p;
+        gk_play(&q, l[gk_splitmix64(&seed) % (uint64_t)m]);
+        if (gk_over(&q)) return;
+        *p = q;
+    }
+}
+
+static int legal(const gk_pos_t *p, gk_action_t a) {
+    gk_action_t l[GK_MAX_ACTIONS];
+    int n = gk_gen(p, l);
+    for (int i = 0; i < n; i++)
+        if (l[i] == a) return 1;
+    return 0;
+}
+
+static uint64_t child_visits(const mcts_result_t *r) {
+    uint64_t s = 0;
+    for (int i = 0; i < r->nchildren; i++) s += r->children[i].visits;
+    return s;
+}
+
+static int search(const gk_pos_t *p, const mcts_params_t *mp, uint64_t playouts, int early,
+                  mcts_result_t *out) {
+    ev_weights_t w;
+    ev_weights_default(p->game, &w);
+    mcts_t *m = mcts_new(mp, &w);
+    if (!m) return -2;
+    mcts_limits_t l;
+    mcts_limits_default(&l);
+    l.playouts = playouts;
+    l.early_stop = early;
+    int rc = mcts_search(m, p, NULL, &l, out);
+    mcts_free(m);
+    return rc;
+}
+
+static int same_result(const mcts_result_t *a, const mcts_result_t *b) {
+    return a->best == b->best && a->value == b->value && a->nodes == b->nodes &&
+           a->playouts == b->playouts && a->nchildren == b->nchildren && a->pv_len == b->pv_len &&
+           !memcmp(a->pv, b->pv, sizeof a->pv[0] * (size_t)a->pv_len) &&
+           !memcmp(a->children, b->children, sizeof a->children[0] * (size_t)a->nchildren);
+}
+
+static void test_determinism(void) {
+    for (int g = 0; g < GK_NGAMES; g++) {
+        for (int depth = 0; depth <= 4; depth += 4) {
+            gk_pos_t p;
+            start(g, 0, &p);
+            walk(&p, 6, 99 + (uint64_t)g);
+            mcts_params_t mp;
+            mcts_params_default(&mp);
+            mp.tree_mb = 32;
+            mp.playout_depth = depth;
+            mp.seed = 7;
+            CHECK(search(&p, &mp, 600, 0, &ra) == 0 && search(&p, &mp, 600, 0, &rb) == 0,
+                  "search failed");
+            CHECK(same_result(&ra, &rb), "game %d depth %d: same seed, different result", g, depth);
+            CHECK(ra.playouts == 600 && child_visits(&ra) == 600, "visits %llu of 600 playouts",
+                  (unsigned long long)child_visits(&ra));
+            CHECK(legal(&p, ra.best) && ra.value > 0 && ra.value < 1, "bad best/value");
+            for (int i = 1; i < ra.nchildren; i++)
+                CHECK(ra.children[i - 1].visits >= ra.children[i].visits ||
+                          ra.children[i - 1].proof != ra.children[i].proof,
+                      "children not sorted");
+            CHECK(ra.children[0].action == ra.best && ra.pv[0] == ra.best, "best not first");
+            /* The PV is a legal line. */
+            gk_pos_t q = p;
+            for (int i = 0; i < ra.pv_len && !gk_over(&q); i++) {
+                CHECK(legal(&q, ra.pv[i]), "illegal PV action %d", i);
+                gk_play(&q, ra.pv[i]);
+            }
+        }
+    }
+}
+
+static void test_tree_full(void) {
+    gk_pos_t p;
+    start(GK_GAME_GOUNKI, 0, &p);
+    mcts_params_t mp;
+    mcts_params_default(&mp);
+    mp.tree_mb = 1; /* 32768 nodes: a few hundred expansions */
+    CHECK(search(&p, &mp, 4000, 0, &ra) == 0, "search failed");
+    CHECK(ra.tree_full, "a 1 MiB tree did not fill up");
+    CHECK(ra.playouts == 4000 && child_visits(&ra) == 4000, "search stopped when the tree filled");
+    CHECK(ra.nodes <= (1u << 20) / mcts_node_bytes(), "more nodes than the arena holds");
+    CHECK(legal(&p, ra.best), "bad best with a full tree");
+    CHECK(mcts_node_bytes() == MCTS_NODE_BYTES, "node size");
+}
+
+static void test_reuse(void) {
+    gk_pos_t p;
+    start(GK_GAME_GOUNKI, 0, &p);
+    ev_weights_t w;
+    ev_weights_default(0, &w);
+    mcts_params_t mp;
+    mcts_params_default(&mp);
+    mp.tree_mb = 32;
+    mcts_t *m = mcts_new(&mp, &w);
+    mcts_limits_t l;
+    mcts_limits_default(&l);
+    l.playouts = 2000;
+    l.early_stop = false;
+    CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0 && ra.reused == 0, "first search");
+    CHECK(ra.pv_len >= 2, "PV too short for the reuse test");
+    /* Explicit: advance along the PV (our move, the expected reply). */
+    gk_pos_t q = p;
+    gk_play(&q, ra.pv[0]);
+    gk_play(&q, ra.pv[1]);
+    CHECK(mcts_advance(m, ra.pv[0]) == 0 && mcts_advance(m, ra.pv[1]) == 0, "advance failed");
+    CHECK(mcts_search(m, &q, NULL, &l, &rb) == 0, "second search");
+    CHECK(rb.reused > 1, "nothing reused after advance");
+    CHECK(child_visits(&rb) == rb.playouts + rb.reused - 1, "visit accounting after reuse: %llu",
+          (unsigned long long)child_visits(&rb));
+    /* Automatic: a fresh object, then a search two actions deeper without advance. */
+    mcts_clear(m);
+    CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0, "third search");
+    q = p;
+    gk_play(&q, ra.pv[0]);
+    gk_play(&q, ra.pv[1]);
+    CHECK(mcts_search(m, &q, NULL, &l, &rb) == 0 && rb.reused > 1, "automatic reuse failed");
+    /* An unknown action drops the tree. */
+    CHECK(mcts_advance(m, 0x7fffffffu) == -1, "advance along a non-child");
+    CHECK(mcts_search(m, &q, NULL, &l, &rb) == 0 && rb.reused == 0, "tree not dropped");
+    /* Wrong game and finished roots are refused. */
+    gk_pos_t g;
+    start(GK_GAME_GOBS, 0, &g);
+    CHECK(mcts_search(m, &g, NULL, &l, &rb) == -1 && rb.best == GK_NO_ACTION, "game mismatch");
+    gk_pos_t over = p;
+    gk_set_result(&over, GK_DRAW, GK_REASON_RESIGN);
+    CHECK(mcts_search(m, &over, NULL, &l, &rb) == -1, "finished root");
+    mcts_free(m);
+    mcts_free(NULL);
+}
+
+static void test_repetition(void) {
+    /* A child position that already occurred twice in the history is a draw. */
+    gk_pos_t p;
+    start(GK_GAME_GOUNKI, 0, &p);
+    walk(&p, 4, 5);
+    gk_action_t l[GK_MAX_ACTIONS];
+    int n = gk_gen(&p, l);
+    gk_pos_t q = p;
+    gk_play(&q, l[0]);
+    gk_hist_t *h = malloc(sizeof *h);
+    h->n = 0;
+    gk_hist_push(h, &q);
+    gk_hist_push(h, &p);
+    gk_hist_push(h, &q);
+    gk_hist_push(h, &p);
+    ev_weights_t w;
+    ev_weights_default(0, &w);
+    mcts_params_t mp;
+    mcts_params_default(&mp);
+    mp.tree_mb = 16;
+    mp.c_puct = 20.0f; /* wide: every child is visited */
+    mcts_t *m = mcts_new(&mp, &w);
+    mcts_limits_t lim;
+    mcts_limits_default(&lim);
+    lim.playouts = 3000;
+    lim.early_stop = false;
+    CHECK(mcts_search(m, &p, h, &lim, &ra) == 0, "search");
+    int found = 0;
+    for (int i = 0; i < ra.nchildren; i++)
+        if (ra.children[i].action == l[0]) {
+            found = 1;
+            CHECK(ra.children[i].visits > 0 && ra.children[i].proof == MCTS_PROVEN_DRAW,
+                  "a third occurrence is not a proven draw (proof %d, %u visits)",
+                  ra.children[i].proof, ra.children[i].visits);
+            CHECK(ra.children[i].visits == 0 || fabsf(ra.children[i].value - 0.5f) < 1e-6f,
+                  "draw value %g", (double)ra.children[i].value);
+        }
+    CHECK(found && n > 0, "child missing");
+    mcts_free(m);
+    free(h);
+}
+
+static void test_gobs_chain(void) {
+    /* Find a Gobs position in the middle of a jump chain and search it. */
+    uint64_t seed = 11;
+    for (int tries = 0; tries < 200; tries++) {
+        gk_pos_t p;
+        start(GK_GAME_GOBS, 0, &p);
+        gk_action_t l[GK_MAX_ACTIONS];
+        for (int k = 0; k < 60 && !gk_over(&p) && p.in_turn == 0; k++) {
+            int n = gk_gen(&p, l);
+            if (!n) break;
+            /* Prefer jump legs to reach a chain quickly. */
+            int pick = (int)(gk_splitmix64(&seed) % (uint64_t)n);
+            for (int i = 0; i < n; i++)
+                if ((l[i] >> 24) == 3 && gk_splitmix64(&seed) % 2) pick = i;
+            gk_play(&p, l[pick]);
+        }
+        if (gk_over(&p) || p.in_turn == 0) continue;
+        mcts_params_t mp;
+        mcts_params_default(&mp);
+        mp.tree_mb = 32;
+        CHECK(search(&p, &mp, 500, 1, &ra) == 0, "mid-chain search failed");
+        CHECK(legal(&p, ra.best), "mid-chain best is not legal");
+        CHECK(ra.value >= 0 && ra.value <= 1, "mid-chain value");
+        return;
+    }
+    CHECK(0, "no mid-chain Gobs position found");
+}
+
+static void test_sample(void) {
+    gk_pos_t p;
+    start(GK_GAME_GOUNKI, 0, &p);
+    mcts_params_t mp;
+    mcts_params_default(&mp);
+    mp.tree_mb = 16;
+    search(&p, &mp, 1000, 0, &ra);
+    uint64_t rng = 3;
+    CHECK(mcts_sample(&ra, 0.0, &rng) == ra.best, "temperature 0 is not the best action");
+    int count_best = 0, zero = 0;
+    for (int k = 0; k < 4000; k++) {
+        gk_action_t a = mcts_sample(&ra, 1.0, &rng);
+        count_best += a == ra.best;
+        for (int i = 0; i < ra.nchildren; i++)
+            if (ra.children[i].action == a) zero += ra.children[i].visits == 0;
+    }
+    double expect = (double)ra.children[0].visits / (double)child_visits(&ra);
+    CHECK(fabs(count_best / 4000.0 - expect) < 0.05, "best sampled %.3f, expected %.3f",
+          count_best / 4000.0, expect);
+    CHECK(zero == 0, "sampled unvisited actions");
+    mcts_result_t empty;
+    memset(&empty, 0, offsetof(mcts_result_t, children));
+    CHECK(mcts_sample(&empty, 1.0, &rng) == GK_NO_ACTION, "sample from nothing");
+}
+
+static void test_params(void) {
+    mcts_params_t p;
+    mcts_limits_t l;
+    mcts_params_default(&p);
+    mcts_limits_default(&l);
+    char err[128];
+    CHECK(mcts_params_set(&p, &l, "c_puct", "2.5", err, sizeof err) == 1 && p.c_puct == 2.5f,
+          "c_puct");
+    CHECK(mcts_params_set(&p, &l, "parallel", "root", err, sizeof err) == 1 &&
+              p.parallel == MCTS_PAR_ROOT,
+          "parallel");
+    CHECK(mcts_params_set(&p, &l, "playouts", "123", err, sizeof err) == 1 && l.playouts == 123,
+          "playouts");
+    CHECK(mcts_params_set(&p, &l, "early_stop", "off", err, sizeof err) == 1 && !l.early_stop,
+          "early_stop");
+    CHECK(mcts_params_set(&p, &l, "time", "0.5", err, sizeof err) == 1 && l.time_s == 0.5, "time");
+    CHECK(mcts_params_set(&p, &l, "nonsense", "1", err, sizeof err) == 0, "unknown name");
+    CHECK(mcts_params_set(&p, NULL, "playouts", "1", err, sizeof err) == 0, "limit without l");
+    CHECK(mcts_params_set(&p, &l, "threads", "0", err, sizeof err) == -1, "threads 0");
+    CHECK(mcts_params_set(&p, &l, "threads", "1.5", err, sizeof err) == -1, "threads 1.5");
+    CHECK(mcts_params_set(&p, &l, "c_puct", "x", err, sizeof err) == -1, "c_puct x");
+    CHECK(mcts_params_set(&p, &l, "c_puct", "", err, sizeof err) == -1, "c_puct empty");
+    CHECK(mcts_params_set(&p, &l, "solver", "maybe", err, sizeof err) == -1, "bool");
+    CHECK(mcts_params_set(&p, &l, "parallel", "both", err, sizeof err) == -1, "parallel both");
+    CHECK(strstr(mcts_params_help(), "c_puct") != NULL, "help");
+    ev_weights_t w;
+    ev_weights_default(0, &w);
+    w.nvalue = 3;
+    mcts_params_default(&p);
+    CHECK(mcts_new(&p, &w) == NULL, "inconsistent weights accepted");
+}
+
+int main(void) {
+    gk_init();
+    test_determinism();
+    test_tree_full();
+    test_reuse();
+    test_repetition();
+    test_gobs_chain();
+    test_sample();
+    test_params();
+    if (failures) fprintf(stderr, "%d failures\n", failures);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,241 @@
+/*
+ * tests/test_mcts_tactics.c -- the search solves the tactic positions of
+ * tests/fixtures/tactics/ (every .txt file) within their small playout budgets.
+ *
+ * Each record's accepted moves are first re-derived by exhaustive search (so a wrong
+ * data line fails the test instead of weakening it):
+ *   win1    the moves that win at once;
+ *   deploy  the same, all deployments;
+ *   block   the moves after which the opponent cannot win at once (and it can now);
+ *   win2    no win at once; the moves after which every reply allows a win at once.
+ * Then the MCTS (default parameters, seed 1, one thread) must choose an accepted move,
+ * and for the winning kinds prove the win in 1 (win1, deploy) or 3 actions (win2).
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval/eval.h"
+#include "games/game.h"
+#include "games/gounki.h"
+#include "search/mcts.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+static int wins_now(const gk_pos_t *p) {
+    gk_action_t l[GK_MAX_ACTIONS];
+    int n = gk_gen(p, l);
+    for (int i = 0; i < n; i++) {
+        gk_pos_t q = *p;
+        gk_play(&q, l[i]);
+        if (gk_over(&q) && gk_result_for(&q, p->stm) > 0) return 1;
+    }
+    return 0;
+}
+
+/* Does action a at p win in at most 3 actions against every defence? */
+static int forces_win3(const gk_pos_t *p, gk_action_t a) {
+    gk_pos_t q = *p;
+    gk_play(&q, a);
+    if (gk_over(&q)) return gk_result_for(&q, p->stm) > 0;
+    gk_action_t l[GK_MAX_ACTIONS];
+    int n = gk_gen(&q, l);
+    if (n == 0) return 1;
+    for (int i = 0; i < n; i++) {
+        gk_pos_t r = q;
+        gk_play(&r, l[i]);
+        if (gk_over(&r) || !wins_now(&r)) return 0;
+    }
+    return 1;
+}
+
+/* The accepted set of a kind, by exhaustive search; returns its size or -1 (bad kind). */
+static int derive(const char *kind, const gk_pos_t *p, gk_action_t *out) {
+    gk_action_t l[GK_MAX_ACTIONS];
+    int n = gk_gen(p, l), k = 0;
+    for (int i = 0; i < n; i++) {
+        gk_pos_t q = *p;
+        gk_play(&q, l[i]);
+        int ok;
+        if (!strcmp(kind, "win1"))
+            ok = gk_over(&q) && gk_result_for(&q, p->stm) > 0;
+        else if (!strcmp(kind, "deploy"))
+            ok = gk_over(&q) && gk_result_for(&q, p->stm) > 0 && gounki_act_is_deploy(l[i]);
+        else if (!strcmp(kind, "block"))
+            ok = !gk_over(&q) && !wins_now(&q);
+        else if (!strcmp(kind, "win2"))
+            ok = forces_win3(p, l[i]);
+        else
+            return -1;
+        if (ok) out[k++] = l[i];
+    }
+    return k;
+}
+
+typedef struct {
+    char name[64], kind[16], position[GK_POS_TEXT_MAX], best[1024];
+    long playouts;
+} record_t;
+
+static int set_has(const gk_action_t *s, int n, gk_action_t a) {
+    for (int i = 0; i < n; i++)
+        if (s[i] == a) return 1;
+    return 0;
+}
+
+static void run_record(const record_t *r, const ev_weights_t *w, mcts_t *m, mcts_result_t *res) {
+    const gk_game_t *g = gk_game_by_id(GK_GAME_GOUNKI);
+    gk_pos_t p;
+    char err[256];
+    if (g->pos_from_text(&p, r->position, GK_DEFAULT_MAX_PLY, err, sizeof err) < 0) {
+        CHECK(0, "%s: bad position: %s", r->name, err);
+        return;
+    }
+    /* Accepted moves as written. */
+    gk_action_t listed[GK_MAX_ACTIONS];
+    int nl = 0;
+    char buf[sizeof r->best];
+    memcpy(buf, r->best, sizeof buf);
+    for (char *tok = strtok(buf, " \t"); tok; tok = strtok(NULL, " \t")) {
+        gk_action_t seq[GK_MAX_TURN];
+        int k = g->parse_move(&p, tok, seq, GK_MAX_TURN, err, sizeof err);
+        CHECK(k == 1, "%s: bad move '%s': %s", r->name, tok, k < 0 ? err : "not one action");
+        if (k == 1) listed[nl++] = seq[0];
+    }
+    gk_action_t derived[GK_MAX_ACTIONS];
+    int nd = derive(r->kind, &p, derived);
+    CHECK(nd >= 0, "%s: unknown kind '%s'", r->name, r->kind);
+    if (nd < 0) return;
+    CHECK(nd > 0, "%s: no move of kind %s exists", r->name, r->kind);
+    int same = nd == nl;
+    for (int i = 0; i < nl && same; i++) same = set_has(derived, nd, listed[i]);
+    CHECK(same, "%s: the listed moves (%d) differ from the exhaustive search's (%d)", r->name, nl,
+          nd);
+    if (!strcmp(r->kind, "win2")) CHECK(!wins_now(&p), "%s: has a win in one", r->name);
+    if (!strcmp(r->kind, "block")) {
+        gk_pos_t t = p;
+        t.stm ^= 1;
+        CHECK(wins_now(&t), "%s: the opponent threatens nothing", r->name);
+        CHECK(!wins_now(&p), "%s: has a win in one", r->name);
+    }
+
+    mcts_limits_t lim;
+    mcts_limits_default(&lim);
+    lim.playouts = (uint64_t)r->playouts;
+    mcts_clear(m);
+    int rc = mcts_search(m, &p, NULL, &lim, res);
+    CHECK(rc == 0, "%s: search failed", r->name);
+    if (rc) return;
+    char mv[GK_MOVE_TEXT_MAX];
+    g->action_text(&p, res->best, mv, sizeof mv);
+    CHECK(set_has(derived, nd, res->best), "%s: played %s, not one of: %s (%llu playouts)", r->name,
+          mv, r->best, (unsigned long long)res->playouts);
+    int want_plies = !strcmp(r->kind, "win2") ? 3 : 1;
+    if (strcmp(r->kind, "block"))
+        CHECK(res->proof == MCTS_PROVEN_WIN && res->proof_plies == want_plies,
+              "%s: proof %d in %d actions, expected a win in %d", r->name, res->proof,
+              res->proof_plies, want_plies);
+    printf("%-10s %-7s %-22s %5llu playouts  proof %d/%d  value %.3f\n", r->name, r->kind, mv,
+           (unsigned long long)res->playouts, res->proof, res->proof_plies, (double)res->value);
+    (void)w;
+}
+
+static void copy_field(char *dst, size_t cap, const char *src) {
+    size_t n = strlen(src);
+    CHECK(n < cap, "field too long: '%.40s...'", src);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static int run_file(const char *path, const ev_weights_t *w, mcts_t *m, mcts_result_t *res) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        CHECK(0, "%s: cannot open", path);
+        return 0;
+    }
+    char line[2048];
+    record_t r;
+    int have = 0, count = 0;
+    memset(&r, 0, sizeof r);
+    for (;;) {
+        char *ok = fgets(line, sizeof line, f);
+        if (!ok || line[0] == '[') {
+            if (have) {
+                CHECK(r.kind[0] && r.position[0] && r.best[0] && r.playouts > 0,
+                      "%s: record %s is incomplete", path, r.name);
+                if (r.kind[0] && r.position[0] && r.best[0] && r.playouts > 0) {
+                    run_record(&r, w, m, res);
+                    count++;
+                }
+            }
+            if (!ok) break;
+            memset(&r, 0, sizeof r);
+            have = 1;
+            char *e = strchr(line, ']');
+            size_t len = e ? (size_t)(e - line - 1) : 0;
+            if (len >= sizeof r.name) len = sizeof r.name - 1;
+            memcpy(r.name, line + 1, len);
+            continue;
+        }
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#') continue;
+        if (!strncmp(line, "kind ", 5))
+            copy_field(r.kind, sizeof r.kind, line + 5);
+        else if (!strncmp(line, "position ", 9))
+            copy_field(r.position, sizeof r.position, line + 9);
+        else if (!strncmp(line, "best ", 5))
+            copy_field(r.best, sizeof r.best, line + 5);
+        else if (!strncmp(line, "playouts ", 9))
+            r.playouts = strtol(line + 9, NULL, 10);
+        else
+            CHECK(0, "%s: unknown line '%s'", path, line);
+    }
+    fclose(f);
+    return count;
+}
+
+int main(void) {
+    gk_init();
+    ev_weights_t w;
+    if (ev_weights_default(GK_GAME_GOUNKI, &w)) return 1;
+    mcts_params_t mp;
+    mcts_params_default(&mp);
+    mp.tree_mb = 64;
+    mcts_t *m = mcts_new(&mp, &w);
+    mcts_result_t *res = malloc(sizeof *res);
+    if (!m || !res) return 1;
+    const char *dir = "fixtures/tactics";
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "cannot open %s (run from tests/)\n", dir);
+        return 1;
+    }
+    char names[64][256];
+    int nf = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && nf < 64) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && !strcmp(e->d_name + len - 4, ".txt"))
+            snprintf(names[nf++], sizeof names[0], "%s/%s", dir, e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)nf, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    int total = 0;
+    for (int i = 0; i < nf; i++) total += run_file(names[i], &w, m, res);
+    CHECK(total >= 20, "only %d tactic records found", total);
+    printf("%d tactic positions, %d failures\n", total, failures);
+    mcts_free(m);
+    free(res);
+    return failures ? 1 : 0;
+}
