@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../eval/eval.h"
 #include "baselines.h"
@@ -294,9 +295,16 @@ static void append_line(const gk_pos_t *p, const gk_action_t *seq, int n, char *
     }
 }
 
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 int player_choose(player_t *pl, const gk_pos_t *p, const gk_hist_t *h, uint64_t seed,
                   player_move_t *out) {
     memset(out, 0, sizeof *out);
+    double t0 = now_s();
     out->value = 0.5;
     if (gk_over(p)) return -1;
     uint64_t st = seed ^ pl->seed;
@@ -348,6 +356,8 @@ int player_choose(player_t *pl, const gk_pos_t *p, const gk_hist_t *h, uint64_t 
         break;
     }
     }
+    /* The engines time themselves; the baselines' time is measured here. */
+    if (out->seconds == 0) out->seconds = now_s() - t0;
     return out->action == GK_NO_ACTION ? -1 : 0;
 }
 
