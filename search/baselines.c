@@ -203,7 +203,7 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
                 v = final_score(&q, p->stm, ply + 1);
             else
                 v = q.stm == p->stm ? bl_eval_points(&s->eval, &q) : -bl_eval_points(&s->eval, &q);
-            k += (int64_t)v << 20;
+            k += (int64_t)v * (INT64_C(1) << 20);
         }
         keys[i] = k;
     }
