@@ -279,6 +279,10 @@ int cmd_play(int argc, char **argv) {
     po0.moves = NULL;
     int rc = cli_load_position(CMD, &po0, &g.start, &g.hist);
     if (rc) return rc;
+    if (g.start.in_turn != 0) {
+        cli_error(CMD, "--position: the position is in the middle of a turn; give a turn start");
+        return CLI_USAGE;
+    }
     g.pos = g.start;
     if (po.moves) {
         const char *s = po.moves;
