@@ -149,9 +149,13 @@ void gl_game_free(gl_game_t *g) {
 }
 
 void gl_game_clear(gl_game_t *g) {
-    g->nactions = 0;
-    g->nchild = 0;
-    g->has_stats = false;
+    gl_game_t keep = *g;
+    memset(g, 0, sizeof *g);
+    g->action = keep.action;
+    g->ply = keep.ply;
+    g->child = keep.child;
+    g->cap = keep.cap;
+    g->child_cap = keep.child_cap;
 }
 
 static int game_grow(gl_game_t *g, uint32_t actions, uint32_t children) {
@@ -514,7 +518,7 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
                     g->index);
     if ((code != GL_CODE_INDEX && code != GL_CODE_RAW) || has_stats > 1 || g->result > GK_DRAW ||
         g->result == GK_ONGOING || g->reason >= GK_NREASONS || g->resign_side > 1 ||
-        g->resign_at > nact)
+        g->resign_at > nact + 1)
         return fail(err, errcap, GL_ERR_FORMAT, "game %" PRIu64 ": bad header field", g->index);
     /* Every action takes at least one byte: bounds the allocation by the input. */
     if (nact > (uint64_t)(c.end - c.p))

@@ -145,7 +145,7 @@ typedef struct gl_game {
 
 void gl_game_init(gl_game_t *g);
 void gl_game_free(gl_game_t *g);
-/* Forgets the actions and statistics, keeps the memory. */
+/* Forgets the whole game (header, actions, statistics) but keeps the memory. */
 void gl_game_clear(gl_game_t *g);
 /* Appends one action with its statistics (st may be NULL for an unsearched action;
  * top[0..ntop-1] the most visited children, ntop clamped to GL_MAX_TOP). */

@@ -243,10 +243,16 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
                                        ? UINT32_MAX
                                        : res->playouts + res->reused);
             st.value = v;
-            for (int i = 0; i < res->nchildren && ntop < ntop_max; i++)
-                if (res->children[i].visits > 0)
-                    top[ntop++] = (gl_child_t){res->children[i].action, res->children[i].visits};
-            a = (s->temperature > 0 && pos.ply < s->temp_plies)
+            if (res->proof != MCTS_UNPROVEN) {
+                /* The search stops at a proof: its best action is the whole target. */
+                top[ntop++] = (gl_child_t){res->best, st.visits ? st.visits : 1};
+            } else {
+                for (int i = 0; i < res->nchildren && ntop < ntop_max; i++)
+                    if (res->children[i].visits > 0)
+                        top[ntop++] =
+                            (gl_child_t){res->children[i].action, res->children[i].visits};
+            }
+            a = (s->temperature > 0 && pos.ply < s->temp_plies && res->proof != MCTS_PROVEN_WIN)
                     ? mcts_sample(res, s->temperature, &rng_temp)
                     : res->best;
             if (a == GK_NO_ACTION) a = res->best;
