@@ -1259,7 +1259,7 @@ static int is_shard_name(const char *s) {
 void gl_logset_free(gl_logset_t *ls) {
     for (int i = 0; i < ls->nshards; i++) {
         free(ls->path[i]);
-        gl_shard_free(&ls->shard[i]);
+        if (ls->shard) gl_shard_free(&ls->shard[i]);
     }
     free(ls->path);
     free(ls->shard);

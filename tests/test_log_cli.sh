@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# gounki log on sound and damaged logs: verify passes a sound run and fails (exit 1, the
+# shard and the fault named) on a truncated shard, a flipped byte, a zero-filled tail, a
+# duplicated game and garbage; cat and stats never crash on any of them; every record of
+# log cat replays; usage errors exit 2.
+set -euo pipefail
+G=${GOUNKI:?}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect() { # STATUS CMD...: runs CMD, wants exit STATUS, and never a signal
+    local want=$1; shift
+    set +e; "$@" >"$T/out" 2>&1; local rc=$?; set -e
+    [ $rc -lt 128 ] || { cat "$T/out"; fail "'$*' died of signal $((rc - 128))"; }
+    [ $rc = "$want" ] || { cat "$T/out"; fail "'$*' exited $rc, not $want"; }
+}
+
+"$G" selfplay --games 8 --playouts 30 --seed 11 --frame-games 2 --quiet --out "$T/run" 2>/dev/null
+S="$T/run/shard-00000.gkz"
+expect 0 "$G" log verify --complete "$T/run"
+grep -q '4 frames, 8 games' "$T/out" || fail "verify summary: $(cat "$T/out")"
+expect 0 "$G" log stats "$T/run"
+grep -q 'results: White' "$T/out" && grep -q 'text records (log cat) + zstd' "$T/out" || fail "stats"
+expect 0 "$G" log cat "$T/run" --stats
+[ "$(grep -c '^\[Round ' "$T/out")" = 8 ] || fail "cat --stats does not print 8 games"
+grep -q '^; .*: search visits 30 value' "$T/out" || fail "cat --stats has no statistics"
+for i in 0 1 2 3 4 5 6 7; do
+    "$G" log cat "$T/run" --game $i >"$T/g.txt"
+    expect 0 "$G" replay --quiet "$T/g.txt"
+done
+expect 1 "$G" log cat "$T/run" --game 8
+size=$(stat -c %s "$S")
+
+damaged() { # NAME: copies the run to $T/NAME and echoes the shard path
+    rm -rf "$T/$1"; cp -r "$T/run" "$T/$1"; echo "$T/$1/shard-00000.gkz"
+}
+check_bad() { # NAME WORD: verify exits 1 naming the shard and WORD; cat and stats survive
+    expect 1 "$G" log verify "$T/$1"
+    grep -q "shard-00000.gkz: $2" "$T/out" || grep -q "$2" "$T/out" || { cat "$T/out"; fail "$1: verify does not say '$2'"; }
+    grep -q 'FAULTS FOUND' "$T/out" || fail "$1: no fault line"
+    set +e
+    "$G" log cat "$T/$1" >/dev/null 2>&1; rc1=$?
+    "$G" log stats "$T/$1" >/dev/null 2>&1; rc2=$?
+    set -e
+    [ $rc1 -lt 128 ] && [ $rc2 -lt 128 ] || fail "$1: a reader crashed ($rc1, $rc2)"
+}
+
+f=$(damaged cut); truncate -s $((size - 10)) "$f"; check_bad cut torn
+f=$(damaged cuthead); truncate -s $((size - (size / 4) * 3)) "$f"; check_bad cuthead torn
+f=$(damaged zeros); head -c 777 /dev/zero >>"$f"; check_bad zeros torn
+f=$(damaged flip); printf '\x55' | dd of="$f" bs=1 seek=$((size / 3)) conv=notrunc status=none
+check_bad flip corrupt
+f=$(damaged garbage); head -c 2000 /dev/urandom >"$f"; check_bad garbage corrupt
+f=$(damaged dup); cp "$f" "$T/dup/shard-00001.gkz"; check_bad dup 'stored more than once'
+f=$(damaged manifest); printf 'x' >>"$T/manifest/manifest.gkm"
+expect 1 "$G" log verify "$T/manifest"; grep -q manifest "$T/out" || fail "bad manifest not named"
+
+# A damaged shard blocks a resume unless --repair; a torn one does not.
+f=$(damaged flip2); printf '\x55' | dd of="$f" bs=1 seek=100 conv=notrunc status=none
+expect 1 "$G" selfplay --games 8 --playouts 30 --seed 11 --frame-games 2 --quiet --out "$T/flip2"
+grep -q 'not a torn write' "$T/out" || fail "resume over a corrupt shard: $(cat "$T/out")"
+expect 0 "$G" selfplay --games 8 --playouts 30 --seed 11 --frame-games 2 --quiet --repair --out "$T/flip2"
+expect 0 "$G" log verify --complete "$T/flip2"
+cmp -s <("$G" log cat "$T/flip2") <("$G" log cat "$T/run") || fail "repaired run differs"
+expect 0 "$G" selfplay --games 8 --playouts 30 --seed 11 --frame-games 2 --quiet --out "$T/cut"
+expect 0 "$G" log verify --complete "$T/cut"
+
+# Missing or odd paths, usage errors.
+expect 1 "$G" log verify "$T/none"
+expect 1 "$G" log cat /dev/null
+: >"$T/empty.gkz"; expect 0 "$G" log verify "$T/empty.gkz"
+expect 2 "$G" log
+expect 2 "$G" log frobnicate "$T/run"
+expect 2 "$G" log verify "$T/run" --game 3
+expect 2 "$G" log cat "$T/run" --game x
+expect 0 "$G" log --help
+echo "test_log_cli: ok"
