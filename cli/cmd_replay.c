@@ -195,6 +195,12 @@ int cmd_replay(int argc, char **argv) {
     }
     rc = check_claim("result token", rec.result, &fin, file);
     if (!rc) rc = check_claim("Result tag", gk_record_tag(&rec, "Result"), &fin, file);
+    const char *term = gk_record_tag(&rec, "Termination");
+    if (!rc && term && gk_over(&fin) && strcmp(term, gk_reason_text((gk_reason_t)fin.reason))) {
+        cli_error("replay", "%s: the Termination tag says %s but the game ended by %s", file, term,
+                  gk_reason_text((gk_reason_t)fin.reason));
+        rc = CLI_FAIL;
+    }
     gk_record_free(&rec);
     return rc;
 }

@@ -154,7 +154,9 @@ static int lex(lex_t *L, const char *text, size_t len, char *err, size_t errcap)
             i = d;
             continue;
         }
-        if (it.len >= 3 && !strncmp(it.s, "...", 3) && it.len == (int)strspn(it.s, ".")) {
+        int dots = 0;
+        while (dots < it.len && it.s[dots] == '.') dots++;
+        if (it.len >= 3 && dots == it.len) {
             i = j; /* "..." placeholder for the other side's move */
             continue;
         }

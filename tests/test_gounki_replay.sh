@@ -70,6 +70,7 @@ bad "bad position tag" "tag Position:" '[Position "8/8 w 0"]\n'
 bad "text after the result" "after the result token" '1. a1-a2+ 1-0 a8-b7+\n'
 bad "result token contradicts" "the result token says 1-0 but the game ended 0-1" "$(sed 's/^\[Result.*//; $ s/$/\\t1-0/' "$FIX/wikipedia.txt")\n"
 bad "Result tag contradicts" "the Result tag says 1/2-1/2" "$(sed 's/0-1/1\/2-1\/2/' "$FIX/wikipedia.txt")\n"
+bad "Termination tag contradicts" "the Termination tag says capture-all but the game ended by exit" "[Termination \"capture-all\"]\n$(cat "$FIX/wikipedia.txt")\n"
 bad "NUL byte" "NUL byte" '1. a1-a2+\0\n'
 
 # A record that stops early is fine; a decisive token on it is only a note.
