@@ -109,8 +109,8 @@ static int baseline_param(player_t *pl, const char *k, const char *v, const char
         return 0;
     }
     if (pl->kind == PLAYER_AB && !strcmp(k, "tt_mb")) {
-        if (parse_long(v, 1, 65536, &x)) {
-            snprintf(err, errcap, "ab: tt_mb must be an integer in [1, 65536], not '%s'", v);
+        if (parse_long(v, 1, 4096, &x)) {
+            snprintf(err, errcap, "ab: tt_mb must be an integer in [1, 4096], not '%s'", v);
             return -1;
         }
         pl->tt_mb = (size_t)x;
@@ -142,6 +142,11 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
         snprintf(err, errcap, "player spec longer than %d characters", SPEC_MAX - 1);
         return NULL;
     }
+    for (const char *c = spec; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == ' ') {
+            snprintf(err, errcap, "player spec contains a space or control character");
+            return NULL;
+        }
     if (!gk_game_by_id(game)) {
         snprintf(err, errcap, "unknown game %d", game);
         return NULL;
@@ -181,6 +186,11 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
     if (rest) {
         if (!*rest) {
             snprintf(err, errcap, "%s: nothing after ':'", kind_names[kind]);
+            goto fail;
+        }
+        if (rest[0] == ',' || rest[strlen(rest) - 1] == ',' || strstr(rest, ",,")) {
+            snprintf(err, errcap, "%s: empty parameter (two commas, or one at an end)",
+                     kind_names[kind]);
             goto fail;
         }
         char *save = NULL;
