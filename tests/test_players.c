@@ -108,6 +108,10 @@ int main(void) {
     bad_spec("mcts:playouts=abc", "playouts");
     bad_spec("mcts:weights=/nonexistent/w.txt", "weights");
     bad_spec("mcts:playouts=10=2", "playouts");
+    bad_spec("ab:depth=4,,eval=classic", "empty");
+    bad_spec("ab:depth=4,", "empty");
+    bad_spec("ab: depth=4", "space");
+    bad_spec("ab:tt_mb=100000", "tt_mb");
 
     const char *specs[] = {
         "random",     "greedy",          "greedy:eval=classic", "ab:depth=2,eval=classic",
