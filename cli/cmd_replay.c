@@ -16,7 +16,9 @@ static const char help[] =
     "read too), checks every move against the rules and prints each ply, the\n"
     "final position string and the result with its reason.  An illegal move is\n"
     "reported with its ply number, its text and why (exit 1); so is a result\n"
-    "token or Result tag that contradicts the result the rules give.\n"
+    "token or Result tag that contradicts the result the rules give.  A file may\n"
+    "hold several records (a match file, each starting with its tags): each game\n"
+    "is checked and printed in turn, and the first bad one stops the replay.\n"
     "  --record           print the record in the output notation instead\n"
     "  --quiet            print only the final position and the result\n"
     "  --game NAME        gounki (default) or gobs, unless the record has a Game tag\n"
@@ -81,13 +83,15 @@ static void print_plies(const gk_record_t *rec, int quiet) {
 }
 
 /* Checks a claimed result (token or tag) against the game; returns 0 or CLI_FAIL. */
-static int check_claim(const char *where, const char *claim, const gk_pos_t *p, const char *file) {
+static int check_claim(const char *where, const char *claim, const gk_pos_t *p, const char *file,
+                       int index) {
     if (!claim || !*claim || !strcmp(claim, "*")) return 0;
     const char *got = gk_result_text((gk_result_t)p->result);
     if (gk_over(p)) {
         if (strcmp(claim, got)) {
-            cli_error("replay", "%s: the %s says %s but the game ended %s (%s, %s)", file, where,
-                      claim, got, winner_text(p), gk_reason_text((gk_reason_t)p->reason));
+            cli_error("replay", "%s: game %d: the %s says %s but the game ended %s (%s, %s)", file,
+                      index + 1, where, claim, got, winner_text(p),
+                      gk_reason_text((gk_reason_t)p->reason));
             return CLI_FAIL;
         }
         return 0;
@@ -96,6 +100,59 @@ static int check_claim(const char *where, const char *claim, const gk_pos_t *p, 
            "(resignation or agreement)\n",
            where, claim, (unsigned)p->ply);
     return 0;
+}
+
+typedef struct {
+    const char *file;
+    int write_record, quiet, rc;
+} replay_t;
+
+/* Checks and prints one record of the file (gk_record_fn). */
+static int replay_one(void *ctx, const gk_record_t *rec, int index, const char *err) {
+    replay_t *st = ctx;
+    if (index > 0 && !st->quiet) fputc('\n', stdout);
+    if (err) {
+        print_plies(rec, st->quiet || st->write_record);
+        return 1; /* reported by the caller */
+    }
+    const gk_game_t *g = gk_game_of(&rec->start);
+    gk_pos_t fin = rec->final;
+    /* The rules end a game with no legal move (docs/RULES.md). */
+    if (!gk_over(&fin) && g->perft(&fin, 1) == 0) gk_apply_no_move(&fin);
+
+    if (st->write_record) {
+        gk_record_t out = *rec;
+        out.final = fin;
+        if (gk_record_write(&out, stdout) < 0) {
+            cli_error("replay", "write error");
+            st->rc = CLI_FAIL;
+            return 1;
+        }
+    } else {
+        char ps[GK_POS_TEXT_MAX], start[GK_POS_TEXT_MAX];
+        g->pos_to_text(&rec->start, start, sizeof start);
+        g->pos_to_text(&fin, ps, sizeof ps);
+        if (!st->quiet)
+            printf("game %s (%s) from %s\n", g->name, g->variants[rec->start.variant], start);
+        print_plies(rec, st->quiet);
+        printf("position: %s\n", ps);
+        if (gk_over(&fin))
+            printf("result: %s (%s by %s) after %d moves\n",
+                   gk_result_text((gk_result_t)fin.result), winner_text(&fin),
+                   gk_reason_text((gk_reason_t)fin.reason), rec->nmoves);
+        else
+            printf("result: * (game not over) after %d moves\n", rec->nmoves);
+    }
+    int rc = check_claim("result token", rec->result, &fin, st->file, index);
+    if (!rc) rc = check_claim("Result tag", gk_record_tag(rec, "Result"), &fin, st->file, index);
+    const char *term = gk_record_tag(rec, "Termination");
+    if (!rc && term && gk_over(&fin) && strcmp(term, gk_reason_text((gk_reason_t)fin.reason))) {
+        cli_error("replay", "%s: game %d: the Termination tag says %s but the game ended by %s",
+                  st->file, index + 1, term, gk_reason_text((gk_reason_t)fin.reason));
+        rc = CLI_FAIL;
+    }
+    if (rc) st->rc = rc;
+    return rc != 0;
 }
 
 int cmd_replay(int argc, char **argv) {
@@ -155,52 +212,17 @@ int cmd_replay(int argc, char **argv) {
                   slurp_errno == EFBIG ? "record larger than 16 MiB" : strerror(slurp_errno));
         return CLI_FAIL;
     }
-    gk_record_t rec;
+    replay_t st = {.file = file, .write_record = write_record, .quiet = quiet};
     char err[512];
-    int bad = gk_record_read(&rec, text, len, &rules, err, sizeof err) < 0;
+    int n = gk_record_read_all(text, len, &rules, replay_one, &st, err, sizeof err);
     free(text);
-    if (bad) {
-        if (rec.move_start) print_plies(&rec, quiet || write_record);
+    if (n < 0) {
         cli_error("replay", "%s: %s", file, err);
-        gk_record_free(&rec);
         return CLI_FAIL;
     }
-    const gk_game_t *g = gk_game_of(&rec.start);
-    gk_pos_t fin = rec.final;
-    /* The rules end a game with no legal move (docs/RULES.md). */
-    if (!gk_over(&fin) && g->perft(&fin, 1) == 0) gk_apply_no_move(&fin);
-
-    if (write_record) {
-        gk_record_t out = rec;
-        out.final = fin;
-        if (gk_record_write(&out, stdout) < 0) {
-            cli_error("replay", "write error");
-            gk_record_free(&rec);
-            return CLI_FAIL;
-        }
-    } else {
-        char ps[GK_POS_TEXT_MAX], start[GK_POS_TEXT_MAX];
-        g->pos_to_text(&rec.start, start, sizeof start);
-        g->pos_to_text(&fin, ps, sizeof ps);
-        if (!quiet)
-            printf("game %s (%s) from %s\n", g->name, g->variants[rec.start.variant], start);
-        print_plies(&rec, quiet);
-        printf("position: %s\n", ps);
-        if (gk_over(&fin))
-            printf("result: %s (%s by %s) after %d moves\n",
-                   gk_result_text((gk_result_t)fin.result), winner_text(&fin),
-                   gk_reason_text((gk_reason_t)fin.reason), rec.nmoves);
-        else
-            printf("result: * (game not over) after %d moves\n", rec.nmoves);
+    if (n == 0) {
+        cli_error("replay", "%s: no game record in the file", file);
+        return CLI_FAIL;
     }
-    rc = check_claim("result token", rec.result, &fin, file);
-    if (!rc) rc = check_claim("Result tag", gk_record_tag(&rec, "Result"), &fin, file);
-    const char *term = gk_record_tag(&rec, "Termination");
-    if (!rc && term && gk_over(&fin) && strcmp(term, gk_reason_text((gk_reason_t)fin.reason))) {
-        cli_error("replay", "%s: the Termination tag says %s but the game ended by %s", file, term,
-                  gk_reason_text((gk_reason_t)fin.reason));
-        rc = CLI_FAIL;
-    }
-    gk_record_free(&rec);
-    return rc;
+    return st.rc;
 }

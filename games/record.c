@@ -21,14 +21,14 @@ typedef struct {
     const char *s;  /* the text (words, numbers, results) */
     int len;
     long number; /* IT_NUMBER */
-    int tag;     /* IT_TAG: index into tags */
+    int tag;     /* IT_TAG: index into lex_t.tags */
 } item_t;
 
 typedef struct {
     item_t *v;
     int n, cap;
-    gk_tag_t tags[GK_RECORD_MAX_TAGS];
-    int ntags;
+    gk_tag_t *tags;
+    int ntags, cap_tags;
     const char *text; /* start of the text, for the header row */
     size_t len;
 } lex_t;
@@ -128,11 +128,12 @@ static int lex(lex_t *L, const char *text, size_t len, char *err, size_t errcap)
             while (i < len && (text[i] == ' ' || text[i] == '\t')) i++;
             if (i >= len || text[i] != ']') LEX_FAIL("line %d: tag %s: expected ']'", line, t.name);
             i++;
-            for (int j = 0; j < L->ntags; j++)
-                if (!strcmp(L->tags[j].name, t.name))
-                    LEX_FAIL("line %d: tag %s given twice", line, t.name);
-            if (L->ntags >= GK_RECORD_MAX_TAGS)
-                LEX_FAIL("line %d: more than %d tags", line, GK_RECORD_MAX_TAGS);
+            if (L->ntags == L->cap_tags) {
+                int cap = L->cap_tags ? 2 * L->cap_tags : 16;
+                gk_tag_t *v = realloc(L->tags, (size_t)cap * sizeof *v);
+                if (!v) LEX_FAIL("out of memory");
+                L->tags = v, L->cap_tags = cap;
+            }
             L->tags[L->ntags] = t;
             it.kind = IT_TAG, it.tag = L->ntags++;
             if (push_item(L, &it)) LEX_FAIL("out of memory");
@@ -381,30 +382,33 @@ static int header_row(gk_record_t *rec, const lex_t *L, const item_t *it) {
     return 1;
 }
 
-int gk_record_read(gk_record_t *rec, const char *text, size_t len, const gk_rules_t *defaults,
-                   char *err, size_t errcap) {
-    lex_t L;
-    memset(&L, 0, sizeof L);
-    if (gk_record_init(rec, defaults) < 0) {
-        snprintf(err, errcap, "out of memory");
-        return -1;
+/*
+ * Reads one record from item *pi of L into rec (initialised by the caller): its tags,
+ * then its moves.  With `multi`, a tag after the first non-tag item starts the next
+ * record and ends this one (*pi is left on it); without, it is an error.
+ */
+static int read_one(gk_record_t *rec, const lex_t *L, int *pi, const gk_rules_t *defaults,
+                    int multi, char *err, size_t errcap) {
+    int i = *pi;
+    for (; i < L->n && L->v[i].kind == IT_TAG; i++) {
+        const gk_tag_t *t = &L->tags[L->v[i].tag];
+        if (gk_record_tag(rec, t->name))
+            READ_FAIL("line %d: tag %s given twice", L->v[i].line, t->name);
+        if (rec->ntags >= GK_RECORD_MAX_TAGS)
+            READ_FAIL("line %d: more than %d tags", L->v[i].line, GK_RECORD_MAX_TAGS);
+        rec->tags[rec->ntags++] = *t;
     }
-    if (lex(&L, text, len, err, errcap) < 0) goto fail;
-    memcpy(rec->tags, L.tags, sizeof L.tags);
-    rec->ntags = L.ntags;
     if (apply_tags(rec, defaults, err, errcap) < 0) goto fail;
 
     const gk_game_t *g = gk_game_of(&rec->start);
-    int i = 0, moves_on_line = 0, line = 0, line_numbered = 0, header_done = 0;
+    int moves_on_line = 0, line = 0, line_numbered = 0, header_done = 0;
     int result_line = 0;
-    while (i < L.n) {
-        item_t *it = &L.v[i];
+    while (i < L->n) {
+        const item_t *it = &L->v[i];
         if (it->line != line) line = it->line, moves_on_line = 0, line_numbered = 0;
         if (it->kind == IT_TAG) {
-            if (rec->nmoves || result_line)
-                READ_FAIL("line %d: tag [%s] after the moves", it->line, L.tags[it->tag].name);
-            i++;
-            continue;
+            if (multi) break;
+            READ_FAIL("line %d: tag [%s] after the moves", it->line, L->tags[it->tag].name);
         }
         if (result_line)
             READ_FAIL("line %d: '%.*s' after the result token on line %d", it->line,
@@ -431,12 +435,12 @@ int gk_record_read(gk_record_t *rec, const char *text, size_t len, const gk_rule
         char errk[256] = "", textk[GK_MOVE_TEXT_MAX] = "";
         gk_action_t seq[GK_MAX_TURN];
         int n = -1, k, maxk = 0;
-        while (maxk < MAX_RUN && i + maxk < L.n && L.v[i + maxk].line == it->line &&
-               (L.v[i + maxk].kind == IT_WORD ||
-                (maxk > 0 && L.v[i + maxk].kind == IT_RESULT && L.v[i + maxk].s[0] == '*')))
+        while (maxk < MAX_RUN && i + maxk < L->n && L->v[i + maxk].line == it->line &&
+               (L->v[i + maxk].kind == IT_WORD ||
+                (maxk > 0 && L->v[i + maxk].kind == IT_RESULT && L->v[i + maxk].s[0] == '*')))
             maxk++;
         for (k = 1; k <= maxk; k++) {
-            if (join_words(&L, i, k, buf, sizeof buf) < 0) {
+            if (join_words(L, i, k, buf, sizeof buf) < 0) {
                 if (k == 1)
                     READ_FAIL("line %d, ply %d: '%.20s...' is too long for a move", it->line,
                               p->ply + 1, it->s);
@@ -454,12 +458,13 @@ int gk_record_read(gk_record_t *rec, const char *text, size_t len, const gk_rule
         if (n <= 0) {
             /* A trailing note in a table row: text after a TAB once the row has moves. */
             if (line_numbered && moves_on_line > 0 && it->tab_before) {
-                while (i < L.n && L.v[i].line == it->line && L.v[i].kind != IT_TAG) i++;
+                while (i < L->n && L->v[i].line == it->line && L->v[i].kind != IT_TAG) i++;
                 continue;
             }
-            if (!header_done && rec->nmoves == 0 && header_row(rec, &L, it)) {
+            if (!header_done && rec->nmoves == 0 && header_row(rec, L, it)) {
                 header_done = 1;
-                while (i < L.n && L.v[i].line == it->line) i++;
+                int hl = it->line;
+                while (i < L->n && L->v[i].line == hl && L->v[i].kind != IT_TAG) i++;
                 continue;
             }
             if (gk_over(p))
@@ -470,12 +475,12 @@ int gk_record_read(gk_record_t *rec, const char *text, size_t len, const gk_rule
                       why);
         }
         /* A following lone '+' must be true of the move just read. */
-        if (i + k < L.n && L.v[i + k].kind == IT_WORD && L.v[i + k].line == it->line &&
-            L.v[i + k].len == 1 && L.v[i + k].s[0] == '+') {
+        if (i + k < L->n && L->v[i + k].kind == IT_WORD && L->v[i + k].line == it->line &&
+            L->v[i + k].len == 1 && L->v[i + k].s[0] == '+') {
             gk_action_t seq2[GK_MAX_TURN];
             char e[256];
             int n2 = -1;
-            if (join_words(&L, i, k + 1, buf, sizeof buf) == 0)
+            if (join_words(L, i, k + 1, buf, sizeof buf) == 0)
                 n2 = g->parse_move(p, buf, seq2, GK_MAX_TURN, e, sizeof e);
             else
                 snprintf(e, sizeof e, "move text too long");
@@ -488,11 +493,54 @@ int gk_record_read(gk_record_t *rec, const char *text, size_t len, const gk_rule
         moves_on_line++;
         i += k;
     }
-    free(L.v);
+    *pi = i;
     return 0;
 fail:
-    free(L.v);
     return -1;
+}
+
+static void lex_free(lex_t *L) {
+    free(L->v);
+    free(L->tags);
+}
+
+int gk_record_read(gk_record_t *rec, const char *text, size_t len, const gk_rules_t *defaults,
+                   char *err, size_t errcap) {
+    lex_t L;
+    memset(&L, 0, sizeof L);
+    int i = 0, rc = -1;
+    if (gk_record_init(rec, defaults) < 0)
+        snprintf(err, errcap, "out of memory");
+    else if (lex(&L, text, len, err, errcap) == 0)
+        rc = read_one(rec, &L, &i, defaults, 0, err, errcap);
+    lex_free(&L);
+    return rc;
+}
+
+int gk_record_read_all(const char *text, size_t len, const gk_rules_t *defaults, gk_record_fn fn,
+                       void *ctx, char *err, size_t errcap) {
+    lex_t L;
+    memset(&L, 0, sizeof L);
+    int i = 0, count = 0, rc = 0;
+    if (lex(&L, text, len, err, errcap) < 0) {
+        lex_free(&L);
+        return -1;
+    }
+    while (i < L.n && rc == 0) {
+        gk_record_t rec;
+        if (gk_record_init(&rec, defaults) < 0) {
+            snprintf(err, errcap, "out of memory");
+            rc = -1;
+            break;
+        }
+        int bad = read_one(&rec, &L, &i, defaults, 1, err, errcap) < 0;
+        if (fn(ctx, &rec, count, bad ? err : NULL)) rc = 1;
+        if (bad) rc = -1;
+        count++;
+        gk_record_free(&rec);
+    }
+    lex_free(&L);
+    return rc < 0 ? -1 : count;
 }
 
 /* ---- writing ---- */

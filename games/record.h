@@ -59,6 +59,16 @@ void gk_record_free(gk_record_t *rec);
 int gk_record_read(gk_record_t *rec, const char *text, size_t len, const gk_rules_t *defaults,
                    char *err, size_t errcap);
 
+/* Reads a text holding several records (a match file): each starts with its tags and
+ * ends at the next record's tags.  Calls fn(ctx, rec, k, NULL) for record k = 0, 1, ...
+ * (rec is valid during the call only), or fn(ctx, rec, k, reason) for a record that
+ * fails, with rec holding its moves before the error; reading stops there.  fn returns
+ * non-zero to stop early.  Returns the number of records read, or -1 on an error
+ * (reason in err; fn has seen it when it concerns a record). */
+typedef int (*gk_record_fn)(void *ctx, const gk_record_t *rec, int index, const char *err);
+int gk_record_read_all(const char *text, size_t len, const gk_rules_t *defaults, gk_record_fn fn,
+                       void *ctx, char *err, size_t errcap);
+
 /* Restarts rec at position `start` (its rules taken from it). */
 void gk_record_set_start(gk_record_t *rec, const gk_pos_t *start);
 /* Appends a complete legal move (n actions) played from rec->final. Returns 0, or -1

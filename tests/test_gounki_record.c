@@ -26,7 +26,27 @@ static int failures;
         }                                                                                          \
     } while (0)
 
+#define MATCH_GAMES 50
+
+typedef struct {
+    gk_pos_t final[MATCH_GAMES];
+    int n;
+} match_t;
+
+static int check_match(void *ctx, const gk_record_t *rec, int index, const char *err) {
+    match_t *m = ctx;
+    CHECK(!err, "match file, game %d: %s", index + 1, err ? err : "");
+    CHECK(index < MATCH_GAMES && !memcmp(&rec->final, &m->final[index], sizeof rec->final),
+          "match file, game %d: final position", index + 1);
+    m->n++;
+    return 0;
+}
+
 int main(void) {
+    static match_t match;
+    char *all = NULL;
+    size_t all_len = 0;
+    FILE *all_f = open_memstream(&all, &all_len);
     gk_init();
     const gk_game_t *g = &gk_gounki_game;
     uint64_t seed = 7;
@@ -89,11 +109,24 @@ int main(void) {
             CHECK(!memcmp(&mid, &want, sizeof mid), "game %d: position at move %d", game,
                   rec.nmoves / 2);
         }
+        if (game < MATCH_GAMES) {
+            /* Records written one after the other, as a match file. */
+            fwrite(buf, 1, len, all_f);
+            fputc('\n', all_f);
+            match.final[game] = rec.final;
+        }
         gk_record_free(&back);
         gk_record_free(&rec);
         free(buf);
         games++;
     }
+    fclose(all_f);
+    char err[512];
+    gk_rules_t defaults = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    int n = gk_record_read_all(all, all_len, &defaults, check_match, &match, err, sizeof err);
+    CHECK(n == MATCH_GAMES && match.n == MATCH_GAMES, "match file: %d records read (%s)", n,
+          n < 0 ? err : "");
+    free(all);
     printf("%d records written and read back (%d finished games), %d failures\n", games, over,
            failures);
     return failures != 0;

@@ -50,6 +50,16 @@ has "--record: tags kept" "$T/rec.txt" '[White "MGounki"]'
 expect_rc "--record output replays" 0 "$GOUNKI" replay "$T/rec.txt"
 diff <(grep -v '^game' "$T/wiki.out") <(grep -v '^game' "$T/out") >/dev/null; check "record round trip gives the same game" $?
 
+# A match file: several records, each starting with its tags.
+cat "$FIX/wikipedia.txt" "$FIX/gounkiorg.txt" "$T/rec.txt" >"$T/match.txt"
+expect_rc "three records in one file" 0 "$GOUNKI" replay "$T/match.txt"
+[ "$(grep -c '^result: 0-1 (Black wins by exit) after 24 moves' "$T/out")" -eq 3 ]; check "three games replayed" $?
+sed 's/^11\.\tb1xa1/11.\tb1xa2/' "$FIX/wikipedia.txt" >"$T/bad2.txt"
+cat "$FIX/gounkiorg.txt" "$T/bad2.txt" >"$T/match2.txt"
+expect_rc "match file with a bad second game" 1 "$GOUNKI" replay "$T/match2.txt"
+has "bad second game: line number in the file" "$T/err" "line 37, ply 21 (White): 'b1xa2'"
+[ "$(grep -c '^result:' "$T/out")" -eq 1 ]; check "bad second game: the first game printed" $?
+
 # Bad records: one line, with the ply, the text and the reason; exit 1.
 bad() { # name, expected substring, record text
     printf '%b' "$3" >"$T/bad.txt"

@@ -1,6 +1,7 @@
 /* tests/fuzz/fuzz_record.c -- the game-record reader (games/record.h) on arbitrary
  * text, for Gounki by default (a Game tag may switch game): never a crash; a record
- * that reads is written and read back to the same moves and final position. */
+ * that reads is written and read back to the same moves and final position; the
+ * multi-record reader gives records consistent with their moves. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,16 @@
 #include "games/record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Each record of a multi-record read is consistent with its own moves. */
+static int check_one(void *ctx, const gk_record_t *rec, int index, const char *err) {
+    (void)ctx, (void)index;
+    gk_pos_t p;
+    gk_record_pos_at(rec, rec->nmoves, &p);
+    if (p.hash != rec->final.hash || p.ply != rec->final.ply) abort();
+    if (err && !err[0]) abort();
+    return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static int ready;
@@ -37,6 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         abort();
     }
     gk_record_free(&rec);
+    if (gk_record_read_all(text, size, &r, check_one, NULL, err, sizeof err) < 0 && !err[0])
+        abort();
     free(text);
     return 0;
 }
