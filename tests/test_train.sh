@@ -1,0 +1,83 @@
+#!/bin/bash
+# tests/test_train.sh -- `gounki train`: a tiny run under mpirun, killed with SIGKILL at
+# several moments and resumed, must end with the same weights and report as the same run
+# left alone (every phase is deterministic); bad resumes are refused in one line.
+set -u
+G=${GOUNKI:?}
+T=${TMPDIR:-/tmp}/train_test.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+fail=0
+root=()
+[ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+MPI=(mpirun "${root[@]}" --oversubscribe --bind-to none -np 2)
+START="${SRC:?}/tests/fixtures/tune/gounki-material.txt"
+ARGS=(--generations 2 --games 24 --playouts 24 --match-games 12 --ladder-games 8 --window 2
+    --policy --threads 1 --min-positions 100 --from "$START" --quiet)
+
+strip() { # the parts of a run that must not depend on interruptions
+    for f in "$1"/gen-*/weights.txt; do
+        echo "== $(basename "$(dirname "$f")")"
+        grep -v '^provenance\|^checksum' "$f"
+    done
+    # the table without the timing column (games/h) and the self-play totals line
+    awk '!/^self-play:/ { $4 = ""; print }' "$1/report.txt"
+}
+
+# 1. the reference run, left alone
+if ! "${MPI[@]}" "$G" train --run "$T/ref" "${ARGS[@]}" >"$T/ref.out" 2>&1; then
+    echo "FAIL: reference run" >&2
+    cat "$T/ref.out" >&2
+    exit 1
+fi
+grep -q "^plot: $T/ref/ladder.svg" "$T/ref.out" || {
+    echo "FAIL: no plot path printed" >&2
+    fail=1
+}
+grep -q "</svg>" "$T/ref/ladder.svg" || {
+    echo "FAIL: ladder.svg incomplete" >&2
+    fail=1
+}
+
+# 2. the same run killed at several moments, resumed each time
+for delay in 0.5 1.5 2.5; do
+    # its own process group, so that SIGKILL reaches mpirun and every rank at once
+    setsid "${MPI[@]}" "$G" train --run "$T/kill" "${ARGS[@]}" >"$T/kill.out" 2>&1 &
+    pid=$!
+    sleep "$delay"
+    kill -KILL -- "-$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    for _ in $(seq 50); do # until every rank of the group is gone
+        pgrep -g "$pid" >/dev/null || break
+        sleep 0.1
+    done
+done
+if ! "${MPI[@]}" "$G" train --run "$T/kill" "${ARGS[@]}" >"$T/kill.out" 2>&1; then
+    echo "FAIL: resumed run" >&2
+    cat "$T/kill.out" >&2
+    fail=1
+fi
+if ! diff <(strip "$T/ref") <(strip "$T/kill") >"$T/diff"; then
+    echo "FAIL: the killed and resumed run differs from the reference:" >&2
+    head -20 "$T/diff" >&2
+    fail=1
+fi
+
+# 3. bad resumes: other settings, a corrupt state file (one line, exit 1)
+expect_error() {
+    local pat=$1
+    shift
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    if [ "$rc" != 1 ] || [ "$(wc -l <"$T/err")" != 1 ] || ! grep -q -- "$pat" "$T/err"; then
+        echo "FAIL: $* -> rc $rc:" >&2
+        cat "$T/err" >&2
+        fail=1
+    fi
+}
+expect_error "other settings" "$G" train --run "$T/ref" "${ARGS[@]}" --games 30
+cp -r "$T/ref" "$T/bad"
+sed -i 's/^gen 1 phases 15/gen 1 phases 14/' "$T/bad/state.txt"
+expect_error "checksum mismatch" "$G" train --run "$T/bad" "${ARGS[@]}"
+expect_error "the directory name" "$G" train --run "$T/a,b" "${ARGS[@]}"
+exit $fail
