@@ -378,10 +378,14 @@ static void fmt_num(char *b, size_t cap, double v, const char *fmt) {
         snprintf(b, cap, fmt, v);
 }
 
+static void chain_elo(const train_state_t *s, double *chain);
+
 static void report_table(const train_state_t *s, sbuf_t *b) {
-    sb_printf(b, "%-4s %-4s %6s %8s %9s %9s %-17s %-17s %-12s %-24s %-4s %s\n", "gen", "best",
+    double chain[TRAIN_MAX_GENERATIONS + 1];
+    chain_elo(s, chain);
+    sb_printf(b, "%-4s %-4s %6s %8s %9s %9s %-17s %-17s %-12s %-24s %-4s %6s %s\n", "gen", "best",
               "games", "games/h", "positions", "K", "train loss", "val loss", "gate W-D-L",
-              "gate Elo [95%]", "prom", "ladder Elo vs gen 0 [95%]");
+              "gate Elo [95%]", "prom", "chain", "ladder Elo vs gen 0 [95%]");
     double games = 0, secs = 0;
     for (int g = 0; g < s->ngen; g++) {
         const train_gen_t *r = &s->gen[g];
@@ -425,17 +429,21 @@ static void report_table(const train_state_t *s, sbuf_t *b) {
                            : !(r->phases & TRAIN_PH_MATCH) ? "..."
                            : r->promoted                   ? "yes"
                                                            : "no";
-        sb_printf(b, "%-4d %-4d %6llu %8s %9llu %9s %-17s %-17s %-12s %-24s %-4s %s\n", g,
+        char chs[24];
+        fmt_num(chs, sizeof chs, chain[g], "%+.0f");
+        sb_printf(b, "%-4d %-4d %6llu %8s %9llu %9s %-17s %-17s %-12s %-24s %-4s %6s %s\n", g,
                   r->best_after, (unsigned long long)r->games, gph,
-                  (unsigned long long)r->positions, k, tl, vl, wdl, elo, prom, lad);
+                  (unsigned long long)r->positions, k, tl, vl, wdl, elo, prom, chs, lad);
     }
     if (secs > 0)
         sb_printf(b, "self-play: %.0f games in %.0f s, %.0f games per hour\n", games, secs,
                   games / secs * 3600);
+    sb_printf(b, "chain: the gating Elo summed along the promotions (gen 0 = 0); ladder: "
+                 "a match of the promoted generation against generation 0\n");
 }
 
-/* Axis range with some margin; never empty. */
-static void range_of(const double *v, int n, double *lo, double *hi) {
+/* Axis range over the finite values, widened to whole ticks; never empty. */
+static void range_of(const double *v, int n, double *lo, double *hi, double *tick) {
     *lo = INFINITY;
     *hi = -INFINITY;
     for (int i = 0; i < n; i++)
@@ -445,18 +453,20 @@ static void range_of(const double *v, int n, double *lo, double *hi) {
         }
     if (!isfinite(*lo)) *lo = 0, *hi = 1;
     if (*hi - *lo < 1e-9) *lo -= 0.5, *hi += 0.5;
-    double m = 0.08 * (*hi - *lo);
-    *lo -= m;
-    *hi += m;
+    /* a 1-2-5 step giving about five ticks */
+    double raw = (*hi - *lo) / 5, mag = pow(10, floor(log10(raw))), f = raw / mag;
+    *tick = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+    *lo = floor(*lo / *tick) * *tick;
+    *hi = ceil(*hi / *tick) * *tick;
 }
 
 typedef struct panel {
-    double x0, y0, w, h; /* pixels */
-    double gmax, lo, hi; /* data ranges */
+    double x0, y0, w, h;       /* pixels */
+    double gmax, lo, hi, tick; /* data ranges, tick step */
 } panel_t;
 
 static double px(const panel_t *p, double g) {
-    return p->x0 + p->w * g / (p->gmax > 0 ? p->gmax : 1);
+    return p->x0 + p->w * (g + 0.5) / (p->gmax + 1); /* half a generation of margin */
 }
 static double py(const panel_t *p, double v) {
     return p->y0 + p->h - p->h * (v - p->lo) / (p->hi - p->lo);
@@ -475,8 +485,7 @@ static void svg_axes(sbuf_t *b, const panel_t *p, const char *title, const char 
               p->x0 - 48, p->y0 + p->h / 2, p->x0 - 48, p->y0 + p->h / 2, ylabel);
     sb_printf(b, "<text x='%.1f' y='%.1f' text-anchor='middle' font-size='12'>generation</text>\n",
               p->x0 + p->w / 2, p->y0 + p->h + 34);
-    for (int i = 0; i <= 4; i++) {
-        double v = p->lo + (p->hi - p->lo) * i / 4;
+    for (double v = p->lo; v <= p->hi + 0.5 * p->tick; v += p->tick) {
         sb_printf(b, "<text x='%.1f' y='%.1f' text-anchor='end' font-size='11'>%.4g</text>\n",
                   p->x0 - 5, py(p, v) + 4, v);
         sb_printf(b, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>\n", p->x0,
@@ -488,49 +497,77 @@ static void svg_axes(sbuf_t *b, const panel_t *p, const char *title, const char 
                   px(p, g), p->y0 + p->h + 16, g);
 }
 
+/* Elo of each promoted generation chained through its gating matches (gen 0 = 0): the
+ * sum of the gains along the line of promotions; NaN for the others. */
+static void chain_elo(const train_state_t *s, double *chain) {
+    for (int g = 0; g < s->ngen; g++) {
+        const train_gen_t *r = &s->gen[g];
+        chain[g] = g == 0 ? 0
+                   : (r->phases & TRAIN_PH_MATCH) && r->promoted && r->best_before < g
+                       ? chain[r->best_before] + r->elo
+                       : NAN;
+    }
+}
+
 static void report_svg(const train_state_t *s, sbuf_t *b) {
     int n = s->ngen;
-    double *e = malloc(3 * (size_t)n * sizeof *e), *lv = malloc(2 * (size_t)n * sizeof *lv);
-    if (!e || !lv) {
+    double *e = malloc(4 * (size_t)n * sizeof *e), *lv = malloc(2 * (size_t)n * sizeof *lv);
+    double *ch = malloc((size_t)n * sizeof *ch);
+    if (!e || !lv || !ch) {
         free(e);
         free(lv);
+        free(ch);
         b->over = 1;
         return;
     }
+    chain_elo(s, ch);
     for (int g = 0; g < n; g++) {
         const train_gen_t *r = &s->gen[g];
         int on = g == 0 || r->ladder;
-        e[3 * g] = g == 0 ? 0 : on ? r->lelo : NAN;
-        e[3 * g + 1] = g == 0 ? 0 : on && isfinite(r->lelo_lo) ? r->lelo_lo : NAN;
-        e[3 * g + 2] = g == 0 ? 0 : on && isfinite(r->lelo_hi) ? r->lelo_hi : NAN;
+        e[4 * g] = g == 0 ? 0 : on ? r->lelo : NAN;
+        e[4 * g + 1] = g == 0 ? 0 : on && isfinite(r->lelo_lo) ? r->lelo_lo : NAN;
+        e[4 * g + 2] = g == 0 ? 0 : on && isfinite(r->lelo_hi) ? r->lelo_hi : NAN;
+        e[4 * g + 3] = ch[g];
         int tuned = g > 0 && (r->phases & TRAIN_PH_TUNE);
         lv[2 * g] = tuned ? r->val_before : NAN;
         lv[2 * g + 1] = tuned ? r->val_after : NAN;
     }
-    panel_t a = {70, 50, 380, 300, n > 1 ? n - 1 : 1, 0, 0};
-    panel_t c = {560, 50, 380, 300, n > 1 ? n - 1 : 1, 0, 0};
-    range_of(e, 3 * n, &a.lo, &a.hi);
-    range_of(lv, 2 * n, &c.lo, &c.hi);
-    sb_printf(b, "<svg xmlns='http://www.w3.org/2000/svg' width='980' height='420' "
-                 "font-family='sans-serif'>\n<rect width='980' height='420' fill='white'/>\n");
-    svg_axes(b, &a, "Elo of promoted generations vs generation 0 (95%)", "Elo");
+    panel_t a = {70, 50, 380, 300, n > 1 ? n - 1 : 1, 0, 0, 1};
+    panel_t c = {560, 50, 380, 300, n > 1 ? n - 1 : 1, 0, 0, 1};
+    range_of(e, 4 * n, &a.lo, &a.hi, &a.tick);
+    range_of(lv, 2 * n, &c.lo, &c.hi, &c.tick);
+    sb_printf(b, "<svg xmlns='http://www.w3.org/2000/svg' width='980' height='440' "
+                 "font-family='sans-serif'>\n<rect width='980' height='440' fill='white'/>\n");
+    svg_axes(b, &a, "Elo ladder (95% intervals)", "Elo");
     svg_axes(b, &c, "validation loss of the tuner", "loss");
-    /* ladder: error bars, then the line through the points */
+    /* chained gating Elo: dashed grey line */
+    sb_printf(b, "<polyline fill='none' stroke='#888' stroke-width='1.5' "
+                 "stroke-dasharray='5,4' points='");
+    for (int g = 0; g < n; g++)
+        if (isfinite(e[4 * g + 3])) sb_printf(b, "%.1f,%.1f ", px(&a, g), py(&a, e[4 * g + 3]));
+    sb_printf(b, "'/>\n");
+    /* ladder against generation 0: error bars, line, points */
     sb_printf(b, "<polyline fill='none' stroke='#1f6fb4' stroke-width='2' points='");
     for (int g = 0; g < n; g++)
-        if (isfinite(e[3 * g])) sb_printf(b, "%.1f,%.1f ", px(&a, g), py(&a, e[3 * g]));
+        if (isfinite(e[4 * g])) sb_printf(b, "%.1f,%.1f ", px(&a, g), py(&a, e[4 * g]));
     sb_printf(b, "'/>\n");
     for (int g = 0; g < n; g++) {
-        if (!isfinite(e[3 * g])) continue;
-        if (isfinite(e[3 * g + 1]) && isfinite(e[3 * g + 2]))
-            sb_printf(b, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#1f6fb4'/>\n",
-                      px(&a, g), py(&a, e[3 * g + 1]), px(&a, g), py(&a, e[3 * g + 2]));
+        if (!isfinite(e[4 * g])) continue;
+        double lo = isfinite(e[4 * g + 1]) ? e[4 * g + 1] : a.lo;
+        double hi = isfinite(e[4 * g + 2]) ? e[4 * g + 2] : a.hi; /* an infinite end */
+        sb_printf(b, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#1f6fb4'/>\n",
+                  px(&a, g), py(&a, lo), px(&a, g), py(&a, hi));
         sb_printf(b,
                   "<circle cx='%.1f' cy='%.1f' r='4' fill='#1f6fb4'><title>gen %d: %+.0f"
                   "</title></circle>\n",
-                  px(&a, g), py(&a, e[3 * g]), g, e[3 * g]);
+                  px(&a, g), py(&a, e[4 * g]), g, e[4 * g]);
     }
-    /* validation loss: start weights (grey) and tuned (red) */
+    sb_printf(b,
+              "<text x='%.1f' y='410' font-size='12' fill='#1f6fb4'>&#9679; promoted "
+              "generation vs generation 0</text>\n<text x='%.1f' y='426' font-size='12' "
+              "fill='#888'>- - gating Elo chained along the promotions</text>\n",
+              a.x0, a.x0);
+    /* validation loss: best weights before tuning (grey) and the candidate (red) */
     for (int k = 0; k < 2; k++) {
         const char *col = k ? "#c0392b" : "#999";
         for (int g = 0; g < n; g++)
@@ -539,12 +576,13 @@ static void report_svg(const train_state_t *s, sbuf_t *b) {
                           py(&c, lv[2 * g + k]), col);
     }
     sb_printf(b,
-              "<text x='%.1f' y='395' font-size='12' fill='#999'>&#9679; best weights "
-              "before tuning</text>\n<text x='%.1f' y='411' font-size='12' "
+              "<text x='%.1f' y='410' font-size='12' fill='#999'>&#9679; best weights "
+              "before tuning</text>\n<text x='%.1f' y='426' font-size='12' "
               "fill='#c0392b'>&#9679; tuned candidate</text>\n</svg>\n",
               c.x0, c.x0);
     free(e);
     free(lv);
+    free(ch);
 }
 
 int train_report(const char *dir, const train_state_t *s, FILE *out, char *err, size_t errcap) {
