@@ -286,14 +286,25 @@ int cmd_tune(int argc, char **argv) {
     printf("samples: %zu train, %zu validation (%.0f%% of games)\n", rep.train_n, rep.val_n,
            100 * o.val_frac);
     double nt = d->threads > 0 ? d->threads : 1;
-    printf("speed: load %.0f positions/s with %d threads (%.0f per thread); feature "
-           "extraction %.0f positions/s per thread\n",
+    printf("speed: load %.0f positions/s with %d threads (%.0f per thread, replay and "
+           "decoding included)\n",
            d->secs > 0 ? d->positions / d->secs : 0, d->threads,
-           d->secs > 0 ? d->positions / d->secs / nt : 0,
-           d->trace_secs > 0 ? (d->positions + d->policy_positions) / d->trace_secs : 0);
-    printf("speed: gradient %.0f samples/s with %d threads (%.0f per thread), %d epochs in %.2fs\n",
+           d->secs > 0 ? d->positions / d->secs / nt : 0);
+    printf("speed: feature extraction %.0f positions/s per thread (ev_trace)",
+           d->trace_secs > 0 ? d->positions / d->trace_secs : 0);
+    if (d->candidates)
+        printf(", policy %.0f actions/s per thread (ev_policy_trace)",
+               d->ptrace_secs > 0 ? d->candidates / d->ptrace_secs : 0);
+    printf("\n");
+    printf("speed: value gradient %.0f samples/s with %d threads (%.0f per thread), %d epochs "
+           "in %.2fs\n",
            rep.value.samples_per_sec, d->threads, rep.value.samples_per_sec / nt,
            rep.value.epochs_run, rep.value.secs);
+    if (rep.did_policy)
+        printf("speed: policy gradient %.0f samples/s with %d threads (%.0f per thread), %d "
+               "epochs in %.2fs\n",
+               rep.policy.samples_per_sec, d->threads, rep.policy.samples_per_sec / nt,
+               rep.policy.epochs_run, rep.policy.secs);
     printf("scale K: %.6g (start file %.6g)\n", rep.k, rep.k_start);
     printf("value loss (%s): train %.5f -> %.5f, validation %.5f -> %.5f "
            "(start weights as loaded; after the K fit: train %.5f, val %.5f)\n",

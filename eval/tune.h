@@ -172,8 +172,10 @@ typedef struct tune_data_stats {
     uint64_t skipped_unsearched; /* forced actions, or searched without statistics */
     int torn_shards;
     int threads;
-    double secs;       /* wall time of the whole load */
-    double trace_secs; /* thread-seconds spent in ev_trace() and ev_policy_trace() */
+    double secs;         /* wall time of the whole load */
+    double trace_secs;   /* thread-seconds spent in ev_trace() */
+    double ptrace_secs;  /* thread-seconds spent in ev_policy_trace() */
+    uint64_t candidates; /* actions traced for the policy samples */
 } tune_data_stats_t;
 
 /* Loads samples from npaths log directories or shard files into v (and p when

@@ -58,7 +58,8 @@ static int add_policy(worker_t *w, const gk_pos_t *p, const gl_game_t *g, const 
         ev_policy_trace(p, acts[a], f);
         memcpy(gbuf + (size_t)a * (size_t)npf, f, (size_t)npf * sizeof *f);
     }
-    w->st.trace_secs += omp_get_wtime() - t0;
+    w->st.ptrace_secs += omp_get_wtime() - t0;
+    w->st.candidates += (uint64_t)n;
     int rc = tune_pset_add(&w->p, n, gbuf, tbuf, key);
     if (rc) return rc;
     w->st.policy_positions++;
@@ -112,6 +113,8 @@ static void add_stats(tune_data_stats_t *a, const tune_data_stats_t *b) {
     a->skipped_opening += b->skipped_opening;
     a->skipped_unsearched += b->skipped_unsearched;
     a->trace_secs += b->trace_secs;
+    a->ptrace_secs += b->ptrace_secs;
+    a->candidates += b->candidates;
 }
 
 int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t *o, tune_vset_t *v,
