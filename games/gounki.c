@@ -89,9 +89,13 @@ static void set_cell(gk_pos_t *p, int sq, int v) {
     p->hash ^= zob_cell[old][sq] ^ zob_cell[v][sq];
     p->b.cell[sq] = (uint8_t)v;
     uint64_t bit = 1ull << sq;
-    p->b.word[GOUNKI_OCC_WORD] &= ~bit;
-    p->b.word[GOUNKI_OCC_WORD + 1] &= ~bit;
-    if (v & 15) p->b.word[GOUNKI_OCC_WORD + ((v >> 4) & 1)] |= bit;
+    for (int k = GOUNKI_OCC_WORD; k < GOUNKI_OCC_WORD + 8; k++) p->b.word[k] &= ~bit;
+    if (v & 15) {
+        int c = (v >> 4) & 1, size = gounki_cell_size(v);
+        p->b.word[GOUNKI_OCC_WORD + c] |= bit;
+        if (size == 1) p->b.word[(v & 3 ? GOUNKI_R1_WORD : GOUNKI_S1_WORD) + c] |= bit;
+        if (size == 3) p->b.word[GOUNKI_FULL_WORD + c] |= bit;
+    }
 }
 
 static uint64_t gounki_hash_full(const gk_pos_t *p) {
@@ -139,7 +143,9 @@ static inline gk_action_t deploy_action(int o, const int *drops, int nd, int exi
  * Destinations of different lines never coincide on an 8-wide board with stacks of at
  * most 3, except the exit, which is emitted once.
  */
-static inline int gen_movements(const gk_pos_t *p, int c, int o, int v, gk_action_t *out) {
+#define ALWAYS_INLINE __attribute__((always_inline)) inline
+
+static ALWAYS_INLINE int gen_movements(const gk_pos_t *p, int c, int o, int v, gk_action_t *out) {
     int n = 0, exited = 0;
     int r = v & 3, s = (v >> 2) & 3;
     int ownbit = c << 4;
@@ -192,7 +198,7 @@ static inline int drop_base(const gk_pos_t *p, int c, int o, int t) {
  * the deployment; when that is the first step of a group both diagonals (or, for the
  * very first drop, both kinds) exit alike, so it is emitted once.
  */
-static inline int gen_deployments(const gk_pos_t *p, int c, int o, int v, gk_action_t *out) {
+static ALWAYS_INLINE int gen_deployments(const gk_pos_t *p, int c, int o, int v, gk_action_t *out) {
     int n = 0, first_exit = 0;
     int r = v & 3, s = (v >> 2) & 3, size = r + s;
     for (int order = 0; order < 2; order++) {
@@ -295,8 +301,59 @@ static int gounki_gen(const gk_pos_t *p, gk_action_t *out) {
     return gen_all(p, out);
 }
 
+/* Counting only: one copy of the generator per stack composition, so that the step
+ * loops unroll (perft's leaves are counted here). */
+static ALWAYS_INLINE int count_stack(const gk_pos_t *p, int c, int o, const int v) {
+    int n = gen_movements(p, c, o, v, NULL);
+    if (gounki_cell_size(v) >= 2) n += gen_deployments(p, c, o, v, NULL);
+    return n;
+}
+
+#define FILE_A 0x0101010101010101ull
+#define FILE_H (FILE_A << 7)
+#define RANK_1 0xFFull
+#define RANK_8 (RANK_1 << 56)
+
+static int count_all(const gk_pos_t *p) {
+    if (p->result != GK_ONGOING) return 0;
+    int c = p->stm, n = 0;
+    /* Single pieces by bitboards: each step of a single lands anywhere but on an own
+     * triple (empty: move, enemy: capture, own: stack), or exits from the last rank
+     * (once per piece, whatever the direction); singles do not deploy. */
+    uint64_t r1 = p->b.word[GOUNKI_R1_WORD + c], s1 = p->b.word[GOUNKI_S1_WORD + c];
+    uint64_t open = ~p->b.word[GOUNKI_FULL_WORD + c];
+    if (c == GK_WHITE) {
+        uint64_t r = r1 & ~RANK_8, s = s1 & ~RANK_8;
+        n += __builtin_popcountll(((r & ~FILE_A) << 7) & open);
+        n += __builtin_popcountll(((r & ~FILE_H) << 9) & open);
+        n += __builtin_popcountll((s << 8) & open);
+        n += __builtin_popcountll((r1 | s1) & RANK_8);
+    } else {
+        uint64_t r = r1 & ~RANK_1, s = s1 & ~RANK_1;
+        n += __builtin_popcountll(((r & ~FILE_A) >> 9) & open);
+        n += __builtin_popcountll(((r & ~FILE_H) >> 7) & open);
+        n += __builtin_popcountll((s >> 8) & open);
+        n += __builtin_popcountll((r1 | s1) & RANK_1);
+    }
+    n += __builtin_popcountll(((s1 & ~FILE_A) >> 1) & open);
+    n += __builtin_popcountll(((s1 & ~FILE_H) << 1) & open);
+    for (uint64_t bb = gounki_occ(p, c) & ~(r1 | s1); bb; bb &= bb - 1) {
+        int o = __builtin_ctzll(bb);
+        switch (p->b.cell[o] & 15) {
+        case 2: n += count_stack(p, c, o, 2); break;   /* RR */
+        case 3: n += count_stack(p, c, o, 3); break;   /* RRR */
+        case 5: n += count_stack(p, c, o, 5); break;   /* RS */
+        case 6: n += count_stack(p, c, o, 6); break;   /* RRS */
+        case 8: n += count_stack(p, c, o, 8); break;   /* SS */
+        case 9: n += count_stack(p, c, o, 9); break;   /* RSS */
+        case 12: n += count_stack(p, c, o, 12); break; /* SSS */
+        }
+    }
+    return n;
+}
+
 int gounki_count_moves(const gk_pos_t *p) {
-    return gen_all(p, NULL);
+    return count_all(p);
 }
 
 /* ---- play ---- */
@@ -339,7 +396,7 @@ static void gounki_play(gk_pos_t *p, gk_action_t a) {
 /* ---- perft ---- */
 
 static uint64_t perft_rec(const gk_pos_t *p, int depth) {
-    if (depth == 1) return (uint64_t)gen_all(p, NULL);
+    if (depth == 1) return (uint64_t)count_all(p);
     gk_action_t list[GK_MAX_ACTIONS];
     int n = gen_all(p, list);
     uint64_t total = 0;

@@ -17,10 +17,13 @@
  *     bits 0-1  rounds in the stack (0..3)
  *     bits 2-3  squares in the stack (0..3)   rounds + squares = 1..3
  *     bit 4     owner: 0 White, 1 Black
- * b.word[GOUNKI_OCC_WORD + c]: bitboard (bit sq) of the squares holding a stack of
- *     colour c; redundant with the cells, kept for fast iteration.
- * All other bytes of b and aux[] are zero.  The Zobrist hash covers the cells and
- * the side to move (Zobrist key per (cell value, square), one key for Black to move).
+ * Bitboards (bit sq) for colour c, redundant with the cells, kept for speed:
+ *   b.word[GOUNKI_OCC_WORD + c]   squares holding a stack of colour c
+ *   b.word[GOUNKI_R1_WORD + c]    single rounds
+ *   b.word[GOUNKI_S1_WORD + c]    single squares
+ *   b.word[GOUNKI_FULL_WORD + c]  stacks of 3 pieces
+ * aux[] and the unused bytes are zero.  The Zobrist hash covers the cells and the side
+ * to move (a key per (cell value, square), one key for Black to move).
  *
  * Actions (gk_action_t; one action = one complete Gounki move, in_turn stays 0)
  * -------------------------------------------------------------------------
@@ -65,6 +68,9 @@ static inline int gounki_rel_rank(int sq, int c) {
 
 /* ---- cells ---- */
 #define GOUNKI_OCC_WORD  8 /* b.word[8] White stacks, b.word[9] Black stacks */
+#define GOUNKI_R1_WORD   10
+#define GOUNKI_S1_WORD   12
+#define GOUNKI_FULL_WORD 14
 #define GOUNKI_BLACK_BIT 0x10
 
 static inline int gounki_cell(const gk_pos_t *p, int sq) {
