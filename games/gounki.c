@@ -104,6 +104,16 @@ static uint64_t gounki_hash_full(const gk_pos_t *p) {
     return h;
 }
 
+void gounki_pos_fix(gk_pos_t *p) {
+    for (int k = GOUNKI_OCC_WORD; k < GOUNKI_OCC_WORD + 8; k++) p->b.word[k] = 0;
+    for (int sq = 0; sq < 64; sq++) {
+        int v = p->b.cell[sq];
+        p->b.cell[sq] = 0;
+        set_cell(p, sq, v);
+    }
+    p->hash = gounki_hash_full(p);
+}
+
 static void clear_pos(gk_pos_t *p, uint16_t max_plies) {
     memset(p, 0, sizeof *p);
     p->game = GK_GAME_GOUNKI;

@@ -148,6 +148,10 @@ static inline bool gounki_act_stacks(gk_action_t a) {
     return (a & (gounki_act_is_deploy(a) ? GOUNKI_A_D_STACK : GOUNKI_A_M_STACK)) != 0;
 }
 
+/* Recomputes the bitboards and the hash of p from its cells, for code that builds a
+ * position cell by cell (b.cell[] and the other fields set, the bitboards anything). */
+void gounki_pos_fix(gk_pos_t *p);
+
 /* Number of legal moves of p without listing them (0 when the game is over). */
 int gounki_count_moves(const gk_pos_t *p);
 

@@ -47,8 +47,8 @@ static void rotate(const gk_pos_t *p, gk_pos_t *q) {
             if (!(v & 15)) continue;
             int nv = v ^ GOUNKI_BLACK_BIT;
             q->b.cell[63 - sq] = (uint8_t)nv;
-            q->b.word[GOUNKI_OCC_WORD + gounki_cell_owner(nv)] |= 1ull << (63 - sq);
         }
+        gounki_pos_fix(q); /* the bitboards of gounki.h */
     } else {
         for (int sq = 0; sq < GOBS_SQUARES; sq++) {
             int v = p->b.cell[sq];
