@@ -219,9 +219,13 @@ int cmd_analyse(int argc, char **argv) {
             act_text(&pos, ch->action, buf, sizeof buf);
             printf("%s{\"move\":", i ? "," : "");
             json_str(stdout, buf);
-            printf(",\"visits\":%u,\"value\":%.4f,\"prior\":%.4f,\"proof\":\"%s\",\"plies\":%d}",
-                   ch->visits, (double)ch->value, (double)ch->prior, proof_name(ch->proof),
-                   ch->plies);
+            printf(",\"visits\":%u,\"value\":", ch->visits);
+            if (ch->visits || ch->proof != MCTS_UNPROVEN)
+                printf("%.4f", (double)ch->value);
+            else
+                printf("null");
+            printf(",\"prior\":%.4f,\"proof\":\"%s\",\"plies\":%d}", (double)ch->prior,
+                   proof_name(ch->proof), ch->plies);
         }
         printf("]}\n");
     } else {
@@ -244,7 +248,12 @@ int cmd_analyse(int argc, char **argv) {
         for (int i = 0; i < shown; i++) {
             const mcts_child_t *ch = &res->children[i];
             act_text(&pos, ch->action, buf, sizeof buf);
-            printf("%-24s %8u %7.3f %7.3f", buf, ch->visits, (double)ch->value, (double)ch->prior);
+            printf("%-24s %8u ", buf, ch->visits);
+            if (ch->visits || ch->proof != MCTS_UNPROVEN)
+                printf("%7.3f", (double)ch->value);
+            else
+                printf("%7s", "-");
+            printf(" %7.3f", (double)ch->prior);
             if (ch->proof != MCTS_UNPROVEN) printf("  %s in %d", proof_name(ch->proof), ch->plies);
             putchar('\n');
         }

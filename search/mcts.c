@@ -27,17 +27,29 @@
 /* ---- 1. nodes and the arena ---- */
 
 typedef struct node {
-    _Atomic uint64_t wsum;     /* sum of values for the mover, fixed point (VAL_ONE = 1) */
-    _Atomic uint32_t visits;   /* completed playouts through this node */
-    _Atomic uint32_t first;    /* arena index of the first child; 0 = not expanded */
-    gk_action_t action;        /* the action from the parent */
-    _Atomic uint16_t inflight; /* playouts in progress through this node (virtual loss) */
-    uint16_t nchild;           /* children in the block at `first` (set before publishing) */
-    uint16_t prior;            /* policy prior * 65535 */
-    _Atomic int16_t proof;     /* PROOF_* from the mover's point of view */
-    _Atomic uint8_t state;     /* 0 leaf, 1 being expanded, 2 expanded */
-    uint8_t pad[3];
+    _Atomic uint64_t wsum;  /* sum of values for the mover, fixed point (VAL_ONE = 1) */
+    _Atomic uint64_t vn;    /* low 32 bits: completed playouts through this node (visits);
+                               high 32 bits: playouts in flight (virtual loss).  One word,
+                               so a backup updates both with one atomic add. */
+    _Atomic uint32_t first; /* arena index of the first child; 0 = not expanded */
+    gk_action_t action;     /* the action from the parent */
+    uint16_t nchild;        /* children in the block at `first` (set before publishing) */
+    uint16_t prior;         /* policy prior * 65535 */
+    _Atomic int16_t proof;  /* PROOF_* from the mover's point of view */
+    _Atomic uint8_t state;  /* 0 leaf, 1 being expanded, 2 expanded */
+    uint8_t pad;
 } node_t;
+
+#define VN_INFLIGHT (1ull << 32)
+static inline uint32_t vn_visits(uint64_t vn) {
+    return (uint32_t)vn;
+}
+static inline uint32_t vn_inflight(uint64_t vn) {
+    return (uint32_t)(vn >> 32);
+}
+static inline uint32_t node_visits(const node_t *x) {
+    return vn_visits(atomic_load_explicit(&x->vn, memory_order_relaxed));
+}
 
 _Static_assert(sizeof(node_t) == MCTS_NODE_BYTES, "node size is part of the contract");
 
@@ -94,15 +106,14 @@ static uint32_t arena_alloc(arena_t *a, uint32_t n) {
 
 static void node_init(node_t *x, gk_action_t a, uint16_t prior, int16_t proof) {
     atomic_init(&x->wsum, 0);
-    atomic_init(&x->visits, 0);
+    atomic_init(&x->vn, 0);
     atomic_init(&x->first, 0);
     x->action = a;
-    atomic_init(&x->inflight, 0);
     x->nchild = 0;
     x->prior = prior;
     atomic_init(&x->proof, proof);
     atomic_init(&x->state, 0);
-    memset(x->pad, 0, sizeof x->pad);
+    x->pad = 0;
 }
 
 static void arena_reset(arena_t *a) {
@@ -132,7 +143,7 @@ struct mcts {
 };
 
 typedef struct worker {
-    const mcts_t *m;
+    _Alignas(64) const mcts_t *m; /* cache-line aligned: workers write their own fields */
     arena_t *ar;
     const gk_pos_t *root;
     uint32_t root_idx;
@@ -147,6 +158,7 @@ typedef struct worker {
     gk_action_t acts[GK_MAX_ACTIONS];
     float logits[GK_MAX_ACTIONS];
     uint8_t outc[GK_MAX_ACTIONS];
+    char pad[64];
 } worker_t;
 
 static double now_s(void) {
@@ -233,7 +245,7 @@ static uint32_t select_child(const worker_t *wk, const node_t *x, uint32_t first
     const mcts_params_t *pp = &wk->m->prm;
     const node_t *nodes = wk->ar->nodes;
     int n = x->nchild;
-    uint32_t nx = atomic_load_explicit(&x->visits, memory_order_relaxed);
+    uint32_t nx = node_visits(x);
     uint64_t wx = atomic_load_explicit(&x->wsum, memory_order_relaxed);
     float qx = nx ? (float)((double)wx / VAL_ONE / nx) : 0.5f;
     if (mv != s) qx = 1.0f - qx; /* now for s, the chooser */
@@ -247,13 +259,13 @@ static uint32_t select_child(const worker_t *wk, const node_t *x, uint32_t first
         int pr = atomic_load_explicit(&c->proof, memory_order_relaxed);
         float score;
         if (sweep && pr == PROOF_NONE && !atomic_load_explicit(&c->first, memory_order_relaxed) &&
-            !atomic_load_explicit(&c->inflight, memory_order_relaxed))
+            !vn_inflight(atomic_load_explicit(&c->vn, memory_order_relaxed)))
             return first + (uint32_t)i;
         if (proof_is_loss(pr)) {
             score = -1e9f + (float)proof_dist(pr);
         } else {
-            uint32_t cn = atomic_load_explicit(&c->visits, memory_order_relaxed);
-            uint32_t inf = atomic_load_explicit(&c->inflight, memory_order_relaxed);
+            uint64_t vn = atomic_load_explicit(&c->vn, memory_order_relaxed);
+            uint32_t cn = vn_visits(vn), inf = vn_inflight(vn);
             float nv = (float)cn + vl * (float)inf;
             float q;
             if (pr == PROOF_DRAW)
@@ -431,7 +443,7 @@ static void playout(worker_t *wk) {
         int sweep = depth == 0 && pr != PROOF_NONE &&
                     proof_is_win(wk->root_mover == pos.stm ? pr : proof_flip(pr));
         uint32_t c = select_child(wk, x, first, pos.stm, mover_at(wk, depth), sweep);
-        atomic_fetch_add_explicit(&nodes[c].inflight, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&nodes[c].vn, VN_INFLIGHT, memory_order_relaxed);
         gk_play(&pos, nodes[c].action);
         depth++;
         wk->path[depth] = c;
@@ -449,8 +461,8 @@ static void playout(worker_t *wk) {
         float val = mover_at(wk, i) == leaf_stm ? v : 1.0f - v;
         uint64_t fx = (uint64_t)(val * (float)VAL_ONE + 0.5f);
         atomic_fetch_add_explicit(&x->wsum, fx, memory_order_relaxed);
-        atomic_fetch_add_explicit(&x->visits, 1, memory_order_relaxed);
-        if (i > 0) atomic_fetch_sub_explicit(&x->inflight, 1, memory_order_relaxed);
+        /* visits + 1, and for every node but the root inflight - 1 (mod 2^64). */
+        atomic_fetch_add_explicit(&x->vn, i > 0 ? 1 - VN_INFLIGHT : 1, memory_order_relaxed);
     }
     if (depth > wk->depth_max) wk->depth_max = depth;
     wk->playouts++;
@@ -523,7 +535,7 @@ static int best_child(const arena_t *ar, const node_t *x) {
             if (proof_dist(pr) > best_ld) best_ld = proof_dist(pr), longest_loss = i;
             continue;
         }
-        uint32_t v = atomic_load(&c->visits);
+        uint32_t v = node_visits(c);
         double q = v ? (double)atomic_load(&c->wsum) / VAL_ONE / v : -0.5;
         if (pr == PROOF_DRAW) q = 0.5;
         if (best < 0 || v > bv || (v == bv && q > bq)) best = i, bv = v, bq = q;
@@ -559,7 +571,7 @@ static int decided(const shared_t *sh, const arena_t *ar, uint32_t root, uint64_
             open++;
             leaves += !atomic_load_explicit(&c->first, memory_order_relaxed);
         }
-        uint32_t v = atomic_load_explicit(&c->visits, memory_order_relaxed);
+        uint32_t v = node_visits(c);
         if (v > v1)
             v2 = v1, v1 = v;
         else if (v > v2)
@@ -651,7 +663,7 @@ static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, cons
             uint32_t ft = atomic_load(&xt->first);
             if (!ft || xt->nchild != n) continue;
             const node_t *k = &trees[t]->nodes[ft + i];
-            vis += atomic_load(&k->visits);
+            vis += node_visits(k);
             ws += atomic_load(&k->wsum);
             int kp = atomic_load(&k->proof);
             if (kp != PROOF_NONE) pr = kp;
@@ -732,8 +744,8 @@ static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, cons
             if (!ft) continue;
             for (int i = 0; i < xt->nchild; i++)
                 if (trees[t]->nodes[ft + i].action == out->best &&
-                    atomic_load(&trees[t]->nodes[ft + i].visits) > bvis)
-                    bvis = atomic_load(&trees[t]->nodes[ft + i].visits), bt = t;
+                    node_visits(&trees[t]->nodes[ft + i]) > bvis)
+                    bvis = node_visits(&trees[t]->nodes[ft + i]), bt = t;
         }
     }
     out->pv_len = 0;
@@ -751,7 +763,7 @@ static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, cons
         }
         if (b < 0) break;
         const node_t *c = &at->nodes[atomic_load(&x->first) + (uint32_t)b];
-        if (out->pv_len > 0 && atomic_load(&c->visits) == 0 && atomic_load(&c->proof) == 0) break;
+        if (out->pv_len > 0 && node_visits(c) == 0 && atomic_load(&c->proof) == 0) break;
         out->pv[out->pv_len++] = c->action;
         x = c;
     }
@@ -764,7 +776,7 @@ size_t mcts_node_bytes(void) {
 void mcts_params_default(mcts_params_t *p) {
     memset(p, 0, sizeof *p);
     p->c_puct = 1.0f;
-    p->fpu = 0.2f;
+    p->fpu = 0.0f;
     p->temperature = 1.0f;
     p->playout_depth = 0;
     p->playout = MCTS_PLAYOUT_POLICY;
@@ -941,7 +953,7 @@ static int prepare_root(worker_t *wk) {
     if (!atomic_load(&x->first)) return -1; /* no legal action or no room */
     float vm = wk->root_mover == wk->root->stm ? v : 1.0f - v;
     atomic_fetch_add(&x->wsum, (uint64_t)(vm * (float)VAL_ONE + 0.5f));
-    atomic_fetch_add(&x->visits, 1);
+    atomic_fetch_add(&x->vn, 1);
     return 0;
 }
 
@@ -986,7 +998,7 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
     sh.root_s = root->stm;
     sh.root_mv = root->stm ^ 1;
 
-    worker_t *wks = malloc(sizeof(worker_t) * (size_t)T);
+    worker_t *wks = aligned_alloc(64, sizeof(worker_t) * (size_t)T);
     if (!wks) return -1;
     int rc = 0;
     uint64_t noise_seed = pp->seed ^ root->hash ^ 0xD1B54A32D192ED03ull;
@@ -1010,7 +1022,7 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
         m->root_pos = *root;
         m->have_tree = 1;
         sh.root_mv = m->root_mover;
-        out->reused = atomic_load(&m->main.nodes[1].visits);
+        out->reused = node_visits(&m->main.nodes[1]);
         for (int t = 0; t < T; t++)
             init_worker(&wks[t], m, &m->main, &m->root_pos, 1, m->root_mover, t);
         if (prepare_root(&wks[0]) < 0) {
@@ -1223,7 +1235,7 @@ bad_bool:
 
 const char *mcts_params_help(void) {
     return "  c_puct=1.0          PUCT exploration constant\n"
-           "  fpu=0.2             first-play urgency: unvisited child Q = parent Q - fpu\n"
+           "  fpu=0               first-play urgency: unvisited child Q = parent Q - fpu\n"
            "  temperature=1.0     softmax temperature of the policy priors\n"
            "  playout_depth=0     actions played from a leaf before evaluating (-1: to the end)\n"
            "  playout=policy      playout moves: policy (sampled from priors) or random\n"

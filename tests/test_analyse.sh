@@ -1,0 +1,82 @@
+#!/bin/bash
+# tests/test_analyse.sh -- `gounki analyse` and `gounki bench`: text and JSON output,
+# proven wins, determinism for a seed, weight files, and one-line errors with the right
+# exit codes (2 usage, 1 bad data).
+set -u
+fail=0
+T=${TMPDIR:-/tmp}/test_analyse.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+bad() { echo "FAIL: $*"; fail=1; }
+expect_rc() { # expect_rc CODE DESCRIPTION -- command...
+    local want=$1 what=$2
+    shift 3
+    "$@" > "$T/out" 2> "$T/err"
+    local rc=$?
+    [ "$rc" = "$want" ] || bad "$what: exit $rc, expected $want"
+    if [ "$want" != 0 ]; then
+        [ "$(wc -l < "$T/err")" = 1 ] || bad "$what: error is not one line: $(cat "$T/err")"
+    fi
+}
+
+# Text output: every section is there.
+"$GOUNKI" analyse --playouts 300 > "$T/a.txt" 2>&1 || bad "analyse failed"
+for key in position best value pv search move; do
+    grep -q "^$key" "$T/a.txt" || bad "no '$key' line"
+done
+
+# Determinism: the same search twice gives the same answer (timings aside).
+strip() { grep -vE '^search' "$1"; }
+"$GOUNKI" analyse --playouts 300 > "$T/b.txt" 2>&1
+[ "$(strip "$T/a.txt")" = "$(strip "$T/b.txt")" ] || bad "two identical searches differ"
+
+# The shipped weight file is the built-in default: same answer.
+"$GOUNKI" analyse --playouts 300 --weights "$SRC/weights/gounki-default.txt" > "$T/c.txt" 2>&1 ||
+    bad "analyse with the shipped weight file failed"
+[ "$(strip "$T/a.txt")" = "$(strip "$T/c.txt")" ] || bad "weights/gounki-default.txt differs"
+
+# JSON: one object with the expected fields.
+"$GOUNKI" analyse --playouts 200 --json > "$T/j.txt" || bad "--json failed"
+[ "$(wc -l < "$T/j.txt")" = 1 ] || bad "JSON is not one line"
+for f in '"best":' '"value":' '"pv":\[' '"moves":\[' '"visits":' '"prior":' '"proof":"none"'; do
+    grep -q "$f" "$T/j.txt" || bad "JSON lacks $f"
+done
+
+# A win in one with a rebounding deployment is proven at once.
+P='r3r2(ss)/s3s2r/ssr2s2/7(rr)/3S2(RRR)S/1(rrs)1R4/1S(RS)S1SS1/3S1R1R b 33'
+"$GOUNKI" analyse --position "$P" > "$T/w.txt" || bad "analyse of the win in one failed"
+grep -q '^best      b3\*a2,b1,Out' "$T/w.txt" || bad "win in one missed: $(grep best "$T/w.txt")"
+grep -q '^proven    win in 1 action' "$T/w.txt" || bad "win in one not proven"
+
+# Gobs, with threads and a time budget.
+"$GOUNKI" analyse --game gobs --time 0.2 --threads 2 > "$T/g.txt" 2>&1 || bad "gobs analyse failed"
+grep -q '^best' "$T/g.txt" || bad "gobs: no best move"
+
+# Errors.
+printf 'gkweights 1\ngame gounki\nscale 1\nbogus_feature 3\n' > "$T/badw.txt"
+expect_rc 2 "unknown option" -- "$GOUNKI" analyse --bogus
+expect_rc 2 "bad number" -- "$GOUNKI" analyse --playouts abc
+expect_rc 2 "bad parameter value" -- "$GOUNKI" analyse --c-puct -1
+expect_rc 2 "unknown --set name" -- "$GOUNKI" analyse --set nothing=1
+expect_rc 2 "malformed --set" -- "$GOUNKI" analyse --set c_puct
+expect_rc 2 "stray argument" -- "$GOUNKI" analyse extra
+expect_rc 1 "missing weight file" -- "$GOUNKI" analyse --weights "$T/none.txt"
+expect_rc 1 "bad weight file" -- "$GOUNKI" analyse --weights "$T/badw.txt"
+grep -q "bogus_feature" "$T/err" || bad "bad weight file error does not name the feature"
+expect_rc 1 "gobs weights for gounki" -- "$GOUNKI" analyse --weights "$SRC/weights/gobs-default.txt"
+expect_rc 1 "finished game" -- "$GOUNKI" analyse --position '7s/8/8/8/8/8/8/S7 w 0 1/2-1/2 repetition'
+expect_rc 1 "bad position" -- "$GOUNKI" analyse --position 'not a position'
+expect_rc 0 "help" -- "$GOUNKI" analyse --help
+grep -q 'c_puct' "$T/out" || bad "--help does not list the search parameters"
+
+# Bench: the signature is the same on every run with one thread.
+"$GOUNKI" bench --playouts 200 --quiet > "$T/b1.txt" || bad "bench failed"
+"$GOUNKI" bench --playouts 200 --quiet > "$T/b2.txt" || bad "bench failed"
+grep -qE '^Bench: [0-9]+$' "$T/b1.txt" || bad "no Bench line"
+[ "$(grep Bench "$T/b1.txt")" = "$(grep Bench "$T/b2.txt")" ] || bad "bench signature not repeatable"
+"$GOUNKI" bench --playouts 100 --threads 2 --quiet > "$T/b3.txt" || bad "bench with 2 threads failed"
+expect_rc 2 "bench bad option" -- "$GOUNKI" bench --threads 0
+expect_rc 2 "bench zero playouts" -- "$GOUNKI" bench --playouts 0
+
+[ $fail = 0 ] && echo "test_analyse: all passed"
+exit $fail
