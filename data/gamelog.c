@@ -203,9 +203,11 @@ int gl_game_push(gl_game_t *g, gk_action_t a, const gl_ply_t *st, const gl_child
     }
     p->ntop = (uint8_t)ntop;
     p->first = g->nchild;
-    if (ntop) memcpy(&g->child[g->nchild], top, (size_t)ntop * sizeof *top);
-    /* Most visited first, ties by action: the on-disk delta coding needs the order. */
-    qsort(&g->child[g->nchild], (size_t)ntop, sizeof *top, child_cmp);
+    if (ntop) {
+        memcpy(&g->child[g->nchild], top, (size_t)ntop * sizeof *top);
+        /* Most visited first, ties by action: the on-disk delta coding needs the order. */
+        qsort(&g->child[g->nchild], (size_t)ntop, sizeof *top, child_cmp);
+    }
     g->nchild += (uint32_t)ntop;
     g->action[g->nactions++] = a;
     return GL_OK;

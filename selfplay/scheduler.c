@@ -616,7 +616,8 @@ static int build_pool(coord_t *k, char *err, size_t errcap) {
             free(have);
             return fail(err, errcap, "%s (%s)", e, st == GL_SHARD_TORN ? "torn" : "corrupt");
         }
-        memcpy(have + n, ls.shard[i].index, ls.shard[i].nindex * sizeof *have);
+        if (ls.shard[i].nindex) /* an empty shard has no index array */
+            memcpy(have + n, ls.shard[i].index, ls.shard[i].nindex * sizeof *have);
         n += ls.shard[i].nindex;
     }
     gl_logset_free(&ls);
