@@ -45,7 +45,9 @@ expect_error 2 "--target" "$G" tune --logs "$T/empty" --out "$T/out.txt" --targe
 # A small real log of each game.
 for game in gounki gobs; do
     L="$T/logs-$game"
-    if ! "$G" selfplay --game "$game" --games 6 --playouts 24 --out "$L" --quiet --seed 3 \
+    # self-play initialises Open MPI, whose plugins leak at exit (not ours): no leak check
+    # there; every `gounki tune` below keeps it
+    if ! ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0" "$G" selfplay --game "$game" --games 6 --playouts 24 --out "$L" --quiet --seed 3 \
         >"$T/sp.out" 2>&1; then
         echo "FAIL: selfplay for $game:" >&2
         cat "$T/sp.out" >&2
