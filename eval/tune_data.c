@@ -74,7 +74,10 @@ static int add_game(worker_t *w, const gl_game_t *g, uint64_t key, const tune_da
     float f[EV_MAX_FEATURES];
     for (uint32_t i = 0; i < g->nactions; i++) {
         const gl_ply_t *pl = g->has_stats ? &g->ply[i] : NULL;
-        int kind = pl ? pl->kind : GL_PLY_SEARCH;
+        /* Without statistics the opening is known only by its length in turns. */
+        int kind = pl                                                              ? pl->kind
+                   : g->set.open_kind != GL_OPEN_NONE && p.ply < g->set.open_plies ? GL_PLY_RANDOM
+                                                                                   : GL_PLY_SEARCH;
         w->st.actions++;
         if (kind == GL_PLY_RANDOM || kind == GL_PLY_BOOK) {
             w->st.skipped_opening++;

@@ -93,10 +93,16 @@ int tune_run(const tune_run_opts_t *o, const ev_weights_t *from, ev_weights_t *o
     rep->train_n = train.rows.n;
     rep->val_n = val.rows.n;
     if ((long)train.rows.n < o->min_positions) {
-        snprintf(err, errcap,
-                 "the logs hold only %zu distinct training positions (from %llu games); "
-                 "at least %ld are needed (--min-positions)",
-                 train.rows.n, (unsigned long long)rep->data.games, o->min_positions);
+        if (rep->data.positions == 0 && rep->data.skipped_unsearched > 0 &&
+            o->data.target != TUNE_TARGET_RESULT)
+            snprintf(err, errcap,
+                     "the logs hold no search statistics (written with --no-stats?): "
+                     "--target value and mix need them; use --target result");
+        else
+            snprintf(err, errcap,
+                     "the logs hold only %zu distinct training positions (from %llu games); "
+                     "at least %ld are needed (--min-positions)",
+                     train.rows.n, (unsigned long long)rep->data.games, o->min_positions);
         rc = TUNE_EEMPTY;
         goto done;
     }
