@@ -280,8 +280,12 @@ int cmd_match(int argc, char **argv) {
                : st.sprt_state == ELO_SPRT_H0 ? "H0 accepted (A is not stronger by elo1)"
                                               : "undecided");
     }
-    printf("thinking time: A %.1f s, B %.1f s; wall %.1f s\n", st.seconds_a, st.seconds_b,
-           st.wall_s);
+    printf(
+        "thinking: A %.1f s, %llu playouts/nodes (%.0f/s); B %.1f s, %llu (%.0f/s); wall %.1f s\n",
+        st.seconds_a, (unsigned long long)st.work_a,
+        st.seconds_a > 0 ? (double)st.work_a / st.seconds_a : 0.0, st.seconds_b,
+        (unsigned long long)st.work_b, st.seconds_b > 0 ? (double)st.work_b / st.seconds_b : 0.0,
+        st.wall_s);
     if (c.write_failed) {
         cli_error(CMD, "--pgn: writing '%s' failed", pgn);
         return CLI_FAIL;
