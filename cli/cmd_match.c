@@ -1,5 +1,6 @@
 /* cli/cmd_match.c -- `gounki match`: two players, colour-swapped pairs, Elo and SPRT. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,7 @@ static void usage(FILE *f) {
             "  --games N           number of games, even (default 100)\n"
             "  --openings K        random turns played before the players take over (default 4)\n"
             "  --seed S            seed of the openings and of the players (default 1)\n"
-            "  --threads T         games played at once (default 1)\n"
+            "  --threads T         games played at once (default: the number of cores)\n"
             "  --sprt E0,E1        stop early: H0 elo = E0 against H1 elo = E1\n"
             "  --alpha X, --beta X SPRT error rates (default 0.05 each)\n"
             "  --pgn FILE          write the counted games as game records to FILE\n"
@@ -141,7 +142,7 @@ int cmd_match(int argc, char **argv) {
     o.games = 100;
     o.opening_plies = 4;
     o.seed = 1;
-    o.threads = 1;
+    o.threads = omp_get_num_procs() > 0 ? omp_get_num_procs() : 1;
     o.sprt_params.alpha = o.sprt_params.beta = 0.05;
     const char *pgn = NULL;
     int quiet = 0;
