@@ -241,6 +241,31 @@ static void test_gobs_chain(void) {
     CHECK(0, "no mid-chain Gobs position found");
 }
 
+/* A Gobs position with 1,404,043,136 complete moves (gounki perft 1): the search works
+ * on actions, so it plays a whole legal turn quickly. */
+static void test_huge_turn(void) {
+    const char *text = "standard bb2b1b1w/1b1bb1bbw/1wb3b2/b1b4b1/4bbbw1/1b1b4b/1b4bw1/2b2b2b/"
+                       "1b5b1 w 0 - *";
+    gk_pos_t p;
+    char err[256];
+    if (gk_game_by_id(GK_GAME_GOBS)->pos_from_text(&p, text, 300, err, sizeof err) < 0) {
+        CHECK(0, "huge position: %s", err);
+        return;
+    }
+    mcts_params_t mp;
+    mcts_params_default(&mp);
+    mp.tree_mb = 16;
+    int actions = 0, stm = p.stm;
+    while (!gk_over(&p) && p.stm == stm && actions < GK_MAX_TURN) {
+        CHECK(search(&p, &mp, 300, 1, &ra) == 0, "huge position: search failed");
+        CHECK(legal(&p, ra.best), "huge position: illegal action");
+        if (!legal(&p, ra.best)) return;
+        gk_play(&p, ra.best);
+        actions++;
+    }
+    CHECK(gk_over(&p) || p.stm != stm, "the turn did not end");
+}
+
 static void test_sample(void) {
     gk_pos_t p;
     start(GK_GAME_GOUNKI, 0, &p);
@@ -305,6 +330,7 @@ int main(void) {
     test_reuse();
     test_repetition();
     test_gobs_chain();
+    test_huge_turn();
     test_sample();
     test_params();
     if (failures) fprintf(stderr, "%d failures\n", failures);
