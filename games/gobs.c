@@ -23,6 +23,11 @@ static uint8_t ray[GOBS_SQUARES][8][8];
 static uint8_t raylen[GOBS_SQUARES][8];
 static uint64_t z_piece[2][GOBS_SQUARES], z_stm, z_mid[GOBS_SQUARES], z_start5;
 
+/* 81-square sets for the depth-1 chain counter. */
+__extension__ typedef unsigned __int128 sqset_t;
+static sqset_t raymask[GOBS_SQUARES][8];
+#define SQBIT(s) ((sqset_t)1 << (s))
+
 void gobs_init(void) {
     uint64_t seed = 0x60B5C0DE2024ull;
     for (int c = 0; c < 2; c++)
@@ -39,6 +44,8 @@ void gobs_init(void) {
                 y += DY[d];
             }
             raylen[s][d] = (uint8_t)k;
+            raymask[s][d] = 0;
+            for (int i = 0; i < k; i++) raymask[s][d] |= SQBIT(ray[s][d][i]);
         }
 }
 
@@ -343,6 +350,72 @@ static void memo_put(memo_t *m, uint64_t key, uint64_t val) {
 
 static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d);
 
+/* Nearest square of the non-empty set b along direction d (d < 4 goes up the board
+ * numbering: E +1, NE +10, N +9, NW +8; the others go down). */
+static inline int nearest(sqset_t b, int d) {
+    const uint64_t lo = (uint64_t)b, hi = (uint64_t)(b >> 64);
+    if (d < 4) return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(hi);
+    return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(lo);
+}
+
+/* Depth-1 chain counting without positions: the moving piece is off the board in occ
+ * (its start square is empty; it never blocks its own rays), and a leg only turns an
+ * enemy into an own piece, so occupancy is fixed and the state is (cur, flipped). */
+typedef struct {
+    sqset_t occ, enemy;
+    bool shrt;
+    memo_t *m;
+} lean_t;
+
+static uint64_t lean_count(const lean_t *L, int cur, sqset_t flipped, uint64_t mask) {
+    const uint64_t key = mask << 7 | (uint64_t)cur;
+    uint64_t v = 0;
+    if (memo_get(L->m, key, &v)) return v;
+    const sqset_t en = L->enemy & ~flipped;
+    bool any = false;
+    for (int d = 0; d < 8; d++) {
+        const sqset_t b = L->occ & raymask[cur][d];
+        if (!b) continue;
+        const int s = nearest(b, d);
+        if (!(en & SQBIT(s))) continue;
+        const sqset_t nf = flipped | SQBIT(s);
+        const uint64_t nm = mask | 1ull << L->m->idx[s];
+        if (L->shrt) {
+            if (s != ray[cur][d][0] || raylen[s][d] == 0) continue;
+            const int land = ray[s][d][0];
+            if (L->occ & SQBIT(land)) continue;
+            any = true;
+            v += 1 + lean_count(L, land, nf, nm);
+            continue;
+        }
+        const uint8_t *r = ray[s][d];
+        for (int k = 0; k < raylen[s][d] && !(L->occ & SQBIT(r[k])); k++) {
+            any = true;
+            v += 1 + lean_count(L, r[k], nf, nm);
+        }
+    }
+    if (any) memo_put(L->m, key, v);
+    return v;
+}
+
+static sqset_t side_set(const gk_pos_t *p, int cellv) {
+    sqset_t b = 0;
+    for (int s = 0; s < GOBS_SQUARES; s++)
+        if (p->b.cell[s] == cellv) b |= SQBIT(s);
+    return b;
+}
+
+/* Depth-1 chains from sq: with `root_end` the state itself counts (mid-turn "stop"). */
+static uint64_t lean_chains(memo_t *m, const gk_pos_t *p, int sq, bool root_end) {
+    memo_new_root(m, p);
+    lean_t L;
+    L.enemy = side_set(p, 2 - p->stm);
+    L.occ = (L.enemy | side_set(p, p->stm + 1)) & ~SQBIT(sq);
+    L.shrt = p->variant == GOBS_VAR_SHORT;
+    L.m = m;
+    return lean_count(&L, sq, 0, 0) + root_end;
+}
+
 /* Complete moves of depth d through the chain state q (mid-turn, after at least one leg,
  * or the mid-turn root): ending here, plus every continuation. */
 static uint64_t chain_val(perft_ctx_t *c, const gk_pos_t *q, uint64_t mask, int d) {
@@ -371,6 +444,7 @@ static uint64_t chain_val(perft_ctx_t *c, const gk_pos_t *q, uint64_t mask, int 
 
 /* Chains of the piece on sq at turn boundary p (no "end" before the first leg). */
 static uint64_t chains_from(perft_ctx_t *c, const gk_pos_t *p, int sq, int d) {
+    if (d == 1) return lean_chains(&c->lv[1], p, sq, false);
     uint8_t land[56], over[56];
     const int n = legs_from(p, sq, land, over);
     if (!n) return 0;
@@ -389,6 +463,7 @@ static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d) {
     if (d == 0) return 1;
     if (p->result != GK_ONGOING) return 0;
     if (p->in_turn) {
+        if (d == 1) return lean_chains(&c->lv[1], p, p->aux[GOBS_AUX_JUMPER], true);
         memo_new_root(&c->lv[d], p);
         return chain_val(c, p, 0, d);
     }
