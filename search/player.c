@@ -182,7 +182,7 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
     }
 
     const char *weights = NULL;
-    int eval_set = 0;
+    int eval_set = 0, playouts_set = 0, time_set = 0;
     if (rest) {
         if (!*rest) {
             snprintf(err, errcap, "%s: nothing after ':'", kind_names[kind]);
@@ -216,6 +216,8 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
                     continue;
                 }
                 char e2[200];
+                playouts_set |= !strcmp(k, "playouts");
+                time_set |= !strcmp(k, "time") || !strcmp(k, "clock");
                 int r = mcts_params_set(&pl->mp, &pl->ml, k, v, e2, sizeof e2);
                 if (r == 0) {
                     snprintf(err, errcap, "mcts: unknown parameter '%.40s'", k);
@@ -253,6 +255,8 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
         break;
     case PLAYER_MCTS:
         (void)eval_set;
+        /* A time budget alone means time only, not time or the default playouts. */
+        if (time_set && !playouts_set) pl->ml.playouts = 0;
         pl->w = malloc(sizeof *pl->w);
         pl->res = malloc(sizeof *pl->res);
         if (!pl->w || !pl->res) {

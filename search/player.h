@@ -8,7 +8,8 @@
  * A player is made from a SPEC string, "KIND" or "KIND:NAME=VALUE,NAME=VALUE,...":
  *   mcts[:playouts=N,time=S,weights=FILE,threads=T,c_puct=X,...]
  *        every parameter of mcts_params_set() by name (search/mcts.h), plus
- *        weights=FILE (default: the shipped weights of the game).
+ *        weights=FILE (default: the shipped weights of the game).  A spec that sets
+ *        time (or clock) but not playouts has no playout limit: time alone decides.
  *   ab[:depth=D,time=S,eval=classic|ours,weights=FILE,tt_mb=M]
  *        alpha-beta; default depth 4 when neither depth nor time is given, eval=ours.
  *   greedy[:eval=classic|ours,weights=FILE]      best evaluation after one action.
