@@ -903,13 +903,21 @@ struct gl_writer {
     uint64_t file_bytes, payload_bytes;
 };
 
+/* A file system without record locks (Lustre mounted without -o flock, some FUSE file
+ * systems) must not stop a run: the lock only guards against a second job on the DIR. */
+static int lock_unsupported(int e) {
+    return e == ENOSYS || e == ENOLCK || e == EOPNOTSUPP;
+}
+
 static int lock_fd(int fd) {
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0};
 #ifdef F_OFD_SETLK
     if (fcntl(fd, F_OFD_SETLK, &fl) == 0) return 0;
+    if (lock_unsupported(errno)) return 0;
     if (errno != EINVAL) return -1;
 #endif
-    return fcntl(fd, F_SETLK, &fl);
+    if (fcntl(fd, F_SETLK, &fl) == 0 || lock_unsupported(errno)) return 0;
+    return -1;
 }
 
 static int fsync_dir_of(const char *path) {

@@ -236,9 +236,9 @@ typedef struct gl_writer_opts {
 } gl_writer_opts_t;
 
 /* Opens (creating if needed) a shard for appending and locks it (fcntl write lock:
- * GL_ERR_LOCKED when another process holds it).  The shard is scanned first: a torn
- * tail is cut off (*dropped gets its byte count, may be NULL); a corrupt shard is
- * refused unless repair, in which case it is cut at the first bad frame too. */
+ * GL_ERR_LOCKED when another process holds it; no lock where the file system has none).  The shard
+ * is scanned first: a torn tail is cut off (*dropped gets its byte count, may be NULL); a corrupt
+ * shard is refused unless repair, in which case it is cut at the first bad frame too. */
 int gl_writer_open(gl_writer_t **w, const char *path, const gl_writer_opts_t *o, bool repair,
                    uint64_t *dropped, char *err, size_t errcap);
 /* Encodes g into the pending batch (nothing is written yet). */
