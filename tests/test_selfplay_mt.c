@@ -10,7 +10,10 @@
  * - Resignation: with a threshold no value stays under, nobody resigns; with one every
  *   value is under, the non-played-out games end by resignation at a player's second
  *   decision and the played-out ones record where they would have resigned.
+ * - Opening lines (--book): games start with a line of the book, logged as book actions;
+ *   malformed books are refused with the line named; a checksum line is checked.
  */
+#include "data/xxh64.h"
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,8 +147,67 @@ static void test_resign(void) {
     gl_game_free(&g);
 }
 
+static void test_book(void) {
+    const char *text = "gkopenings 1\n"
+                       "game gounki\n"
+                       "# two openings\n"
+                       "f2-f3 h8-h7+\n"
+                       "a1-b1+ c8-b7+   # a comment\n";
+    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    sp_book_t b;
+    char err[256];
+    CHECK(sp_book_parse(text, strlen(text), "t", &r, &b, err, sizeof err) == 0);
+    CHECK(b.nlines == 2 && b.turns[0] == 2 && b.turns[1] == 2);
+    sp_settings_t s;
+    sp_settings_default(&s, GK_GAME_GOUNKI);
+    s.limits.playouts = 30;
+    s.open_kind = GL_OPEN_BOOK;
+    s.book = &b;
+    gl_game_t g;
+    gl_game_init(&g);
+    int seen[2] = {0, 0};
+    for (uint64_t i = 0; i < 8; i++) {
+        CHECK(sp_play_game(&s, i, &g, NULL, err, sizeof err) == SP_DONE);
+        int line = g.action[0] == b.act[b.start[0]] ? 0 : 1;
+        seen[line]++;
+        for (uint32_t k = 0; k < 2; k++) {
+            CHECK(g.action[k] == b.act[b.start[line] + k]);
+            CHECK(g.ply[k].kind == GL_PLY_BOOK);
+        }
+        CHECK(g.set.open_kind == GL_OPEN_BOOK && g.set.book_hash == b.hash);
+    }
+    CHECK(seen[0] > 0 && seen[1] > 0);
+    gl_game_free(&g);
+    sp_book_free(&b);
+    /* With a checksum line: right, then wrong. */
+    char buf[512];
+    int n = snprintf(buf, sizeof buf, "%s", text);
+    snprintf(buf + n, sizeof buf - (size_t)n, "checksum %016llx\n",
+             (unsigned long long)gk_xxh64(buf, (size_t)n, 0));
+    CHECK(sp_book_parse(buf, strlen(buf), "t", &r, &b, err, sizeof err) == 0);
+    sp_book_free(&b);
+    buf[n - 3] = 'x';
+    CHECK(sp_book_parse(buf, strlen(buf), "t", &r, &b, err, sizeof err) != 0);
+    const char *bad[] = {
+        "",
+        "gkopenings 2\ngame gounki\nf2-f3\n",
+        "gkopenings 1\ngame gobs\nf2-f3\n",
+        "gkopenings 1\ngame gounki\n",
+        "gkopenings 1\ngame gounki\nf2-f3 f3-f4\n",
+        "gkopenings 1\ngame gounki\nf2-f3\nchecksum 0000000000000000\n",
+        "gkopenings 1\ngame gounki\nf2-f3\nchecksum zz\n",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = 0;
+        CHECK(sp_book_parse(bad[i], strlen(bad[i]), "book.txt", &r, &b, err, sizeof err) != 0);
+        CHECK(strncmp(err, "book.txt", 8) == 0);
+    }
+    CHECK(strstr(err, ":4:") != NULL); /* the line of the fault */
+}
+
 int main(void) {
     gk_init();
+    test_book();
     test_pure(GK_GAME_GOUNKI);
     test_pure(GK_GAME_GOBS);
     test_resign();
