@@ -13,13 +13,13 @@
  * - Opening lines (--book): games start with a line of the book, logged as book actions;
  *   malformed books are refused with the line named; a checksum line is checked.
  */
-#include "data/xxh64.h"
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/gamelog.h"
+#include "data/xxh64.h"
 #include "selfplay/selfplay.h"
 
 static int failures;
