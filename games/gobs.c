@@ -7,12 +7,14 @@
  * keyed on (current square, set of pieces flipped so far), because the position after
  * a chain depends on nothing else (docs/RULES.md, "Gobs: perft").
  */
+#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) for the perft memo */
 #include "gobs.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /* Directions: E, NE, N, NW, W, SW, S, SE (rank grows to the north). */
 static const int DX[8] = {1, 1, 0, -1, -1, -1, 0, 1};
@@ -277,17 +279,17 @@ static void gobs_play(gk_pos_t *p, gk_action_t a) {
 /* ------------------------------------------------------------------------------------ */
 /* perft                                                                                */
 
-/* Memo of chain values keyed on (flipped-set mask << 7 | current square); entries of
- * older generations count as empty, so starting a new root piece costs nothing. */
+/* Memo of chain values keyed on (flipped-set mask << 7 | current square), < 2^60.  The
+ * top 4 bits of a stored key hold the generation of its root piece; other generations
+ * count as empty, so a new root costs nothing but every 15th clears the table. */
 typedef struct {
     uint64_t key, val;
-    uint32_t gen;
 } memo_ent_t;
 
 typedef struct {
     memo_ent_t *e;
     size_t cap, used;
-    uint32_t gen;
+    uint64_t gen;              /* 1..15, pre-shifted by 60 */
     uint8_t idx[GOBS_SQUARES]; /* bit number of each enemy piece of the root position */
 } memo_t;
 
@@ -296,56 +298,78 @@ typedef struct {
     int nlv;
 } perft_ctx_t;
 
+#define MEMO_GEN_ONE  (1ull << 60)
+#define MEMO_GEN_MASK (15ull << 60)
+
 static void memo_new_root(memo_t *m, const gk_pos_t *p) {
-    m->gen++;
+    m->gen += MEMO_GEN_ONE;
+    if (m->gen == 0 || m->gen == MEMO_GEN_ONE) { /* first use, or the stamps wrapped */
+        if (m->e) memset(m->e, 0, m->cap * sizeof *m->e);
+        m->gen = MEMO_GEN_ONE;
+    }
     m->used = 0;
     const int oc = 2 - p->stm;
     int k = 0;
     for (int s = 0; s < GOBS_SQUARES; s++) m->idx[s] = p->b.cell[s] == oc ? (uint8_t)k++ : 0;
 }
 
+/* Keys that share a flipped set (the landings of one leg) land in neighbouring slots,
+ * so they share cache lines. */
 static inline size_t memo_slot(uint64_t key, size_t cap) {
-    key *= 0x9E3779B97F4A7C15ull;
-    return (size_t)(key >> 20) & (cap - 1);
+    const uint64_t h = (key >> 7) * 0x9E3779B97F4A7C15ull;
+    return (size_t)((h >> 24) + (key & 127)) & (cap - 1);
 }
 
 static bool memo_get(const memo_t *m, uint64_t key, uint64_t *val) {
     if (!m->e) return false;
+    const uint64_t tagged = key | m->gen;
     for (size_t i = memo_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
         const memo_ent_t *e = &m->e[i];
-        if (e->gen != m->gen) return false;
-        if (e->key == key) {
+        if (e->key == tagged) {
             *val = e->val;
             return true;
         }
+        if ((e->key & MEMO_GEN_MASK) != m->gen) return false;
     }
+}
+
+/* Zeroed table; big ones on 2 MB pages where the system offers them, because the memo
+ * is probed at random and TLB misses dominated the count of large chains. */
+static memo_ent_t *memo_alloc(size_t n) {
+    const size_t bytes = n * sizeof(memo_ent_t), huge = (size_t)2 << 20;
+    if (bytes < huge) return calloc(n, sizeof(memo_ent_t));
+    memo_ent_t *e = aligned_alloc(huge, bytes);
+    if (!e) return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(e, bytes, MADV_HUGEPAGE);
+#endif
+    memset(e, 0, bytes);
+    return e;
 }
 
 /* Stores a value; on allocation failure the memo simply forgets (counts stay exact). */
 static void memo_put(memo_t *m, uint64_t key, uint64_t val) {
     if (!m->e || 2 * (m->used + 1) > m->cap) {
-        size_t ncap = m->e ? 2 * m->cap : 1024;
-        memo_ent_t *ne = calloc(ncap, sizeof *ne);
+        const size_t ncap = m->e ? 2 * m->cap : (size_t)1 << 14;
+        memo_ent_t *ne = memo_alloc(ncap);
         if (!ne) return;
-        const uint32_t gen = m->gen ? m->gen : 1;
         for (size_t i = 0; m->e && i < m->cap; i++) {
-            if (m->e[i].gen != m->gen) continue;
-            size_t j = memo_slot(m->e[i].key, ncap);
-            while (ne[j].gen == gen) j = (j + 1) & (ncap - 1);
+            if ((m->e[i].key & MEMO_GEN_MASK) != m->gen) continue;
+            size_t j = memo_slot(m->e[i].key & ~MEMO_GEN_MASK, ncap);
+            while ((ne[j].key & MEMO_GEN_MASK) == m->gen) j = (j + 1) & (ncap - 1);
             ne[j] = m->e[i];
-            ne[j].gen = gen;
         }
         free(m->e);
         m->e = ne;
         m->cap = ncap;
-        m->gen = gen;
     }
+    const uint64_t tagged = key | m->gen;
     size_t i = memo_slot(key, m->cap);
-    while (m->e[i].gen == m->gen && m->e[i].key != key) i = (i + 1) & (m->cap - 1);
-    if (m->e[i].gen != m->gen) m->used++;
-    m->e[i].key = key;
+    while ((m->e[i].key & MEMO_GEN_MASK) == m->gen && m->e[i].key != tagged)
+        i = (i + 1) & (m->cap - 1);
+    if (m->e[i].key != tagged) m->used++;
+    m->e[i].key = tagged;
     m->e[i].val = val;
-    m->e[i].gen = m->gen;
 }
 
 static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d);
@@ -368,33 +392,30 @@ typedef struct {
 } lean_t;
 
 static uint64_t lean_count(const lean_t *L, int cur, sqset_t flipped, uint64_t mask) {
-    const uint64_t key = mask << 7 | (uint64_t)cur;
-    uint64_t v = 0;
-    if (memo_get(L->m, key, &v)) return v;
+    /* Legs first: a dead end (most states' children) never touches the memo. */
+    uint8_t land[56], over[56];
+    int n = 0;
     const sqset_t en = L->enemy & ~flipped;
-    bool any = false;
     for (int d = 0; d < 8; d++) {
         const sqset_t b = L->occ & raymask[cur][d];
         if (!b) continue;
         const int s = nearest(b, d);
         if (!(en & SQBIT(s))) continue;
-        const sqset_t nf = flipped | SQBIT(s);
-        const uint64_t nm = mask | 1ull << L->m->idx[s];
-        if (L->shrt) {
-            if (s != ray[cur][d][0] || raylen[s][d] == 0) continue;
-            const int land = ray[s][d][0];
-            if (L->occ & SQBIT(land)) continue;
-            any = true;
-            v += 1 + lean_count(L, land, nf, nm);
-            continue;
-        }
         const uint8_t *r = ray[s][d];
-        for (int k = 0; k < raylen[s][d] && !(L->occ & SQBIT(r[k])); k++) {
-            any = true;
-            v += 1 + lean_count(L, r[k], nf, nm);
+        const int len = L->shrt ? (s == ray[cur][d][0] && raylen[s][d] > 0) : raylen[s][d];
+        for (int k = 0; k < len && !(L->occ & SQBIT(r[k])); k++) {
+            land[n] = r[k];
+            over[n++] = (uint8_t)s;
         }
     }
-    if (any) memo_put(L->m, key, v);
+    if (!n) return 0;
+    const uint64_t key = mask << 7 | (uint64_t)cur;
+    uint64_t v;
+    if (memo_get(L->m, key, &v)) return v;
+    v = (uint64_t)n;
+    for (int i = 0; i < n; i++)
+        v += lean_count(L, land[i], flipped | SQBIT(over[i]), mask | 1ull << L->m->idx[over[i]]);
+    memo_put(L->m, key, v);
     return v;
 }
 
