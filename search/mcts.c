@@ -386,14 +386,13 @@ static float expand_and_value(worker_t *wk, node_t *x, const gk_pos_t *pos, int 
     }
     node_t *kids = &wk->ar->nodes[base];
     for (int i = 0; i < n; i++) {
+        /* Finished children are exact whether or not the solver propagates proofs. */
         int16_t pr = PROOF_NONE;
-        if (pp->solver || wk->outc[i] != EV_CHILD_ONGOING) {
-            switch (wk->outc[i]) {
-            case EV_CHILD_WIN: pr = proof_win(0); break;
-            case EV_CHILD_LOSS: pr = proof_loss(0); break;
-            case EV_CHILD_DRAW: pr = PROOF_DRAW; break;
-            default: break;
-            }
+        switch (wk->outc[i]) {
+        case EV_CHILD_WIN: pr = proof_win(0); break;
+        case EV_CHILD_LOSS: pr = proof_loss(0); break;
+        case EV_CHILD_DRAW: pr = PROOF_DRAW; break;
+        default: break;
         }
         node_init(&kids[i], wk->acts[i], quant_prior(wk->logits[i]), pr);
     }

@@ -15,9 +15,13 @@
  * - Solver: finished positions (and repetitions, counted on the game history plus the
  *   path) are proven; a node with a child proven won is won, a node whose children are
  *   all proven takes their best.  Wins in fewer actions and losses in more are
- *   preferred.  Every child of a newly expanded node is played once, so a win in one
- *   at the root is found on the first playout and a move that allows an immediate exit
- *   is proven lost as soon as it is expanded.
+ *   preferred: a won root keeps searching (unexpanded children first) until no faster
+ *   win can exist, then stops.  Every child of a newly expanded node is played once,
+ *   so a win in one at the root is found before the first playout and a move that
+ *   allows an immediate exit is proven lost as soon as it is expanded.  A proven
+ *   position below the root is not searched further.  Early stop also ends a search
+ *   whose root is lost or drawn, or whose most visited action can no longer be
+ *   overtaken in the remaining budget.
  * - Threads (OpenMP): in "tree" mode all threads share one tree; nodes come from one
  *   arena per search by atomic bump allocation, a node's children are allocated as one
  *   block and published last with a release store, statistics and virtual loss are C11
