@@ -22,6 +22,13 @@
 #include "data/xxh64.h"
 #include "selfplay/selfplay.h"
 
+/* ThreadSanitizer builds: LLVM's OpenMP runtime is not instrumented and its own locking
+ * reads as races (the Archer tool asks for this option). */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void) {
+    return "ignore_noninstrumented_modules=1";
+}
+
 static int failures;
 #define CHECK(c)                                                                                   \
     do {                                                                                           \
