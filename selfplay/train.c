@@ -706,7 +706,7 @@ static int open_run(loop_t *L, char *err, size_t errcap) {
                      o->dir);
             return -1;
         }
-        say(L, "resuming %s: %d generation record(s)", o->dir, s->ngen);
+        say(L, "resuming %s: %d generation(s) after generation 0 on record", o->dir, s->ngen - 1);
         return 0;
     }
     if (errno != ENOENT) {
