@@ -28,7 +28,8 @@ done
 "$G" selfplay --games 200 --playouts 200 --seed 21 --threads 2 --frame-games 2 \
     --out "$T/stop" >"$T/stop.log" 2>&1 &
 pid=$!
-sleep 2
+for _ in $(seq 600); do grep -q 'to play on' "$T/stop.log" && break; sleep 0.1; done
+sleep 1
 kill -TERM $pid
 set +e; wait $pid; rc=$?; set -e
 [ $rc = 3 ] || { cat "$T/stop.log"; fail "SIGTERM: exit $rc, not 3"; }

@@ -13,7 +13,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 now() { date +%s%N; }
-ARGS=(--games 40 --playouts 300 --seed 5 --frame-games 4)
+ARGS=(--games 40 --playouts 400 --seed 5 --frame-games 4)
 
 stop_test() { # NAME SIGNAL mpi|solo
     local name=$1 sig=$2 how=$3 pid t0 t1 rc targets
@@ -24,7 +24,10 @@ stop_test() { # NAME SIGNAL mpi|solo
         setsid "$G" selfplay "${ARGS[@]}" --out "$T/$name" >"$T/$name.log" 2>&1 &
     fi
     pid=$!
-    sleep 1.5
+    # Signal once the run has set up (every rank has its handler) and played a little.
+    for _ in $(seq 300); do grep -q 'to play on' "$T/$name.log" && break; sleep 0.1; done
+    grep -q 'to play on' "$T/$name.log" || { cat "$T/$name.log"; fail "$name: did not start"; }
+    sleep 0.5
     targets=$pid
     [ "$how" = mpi ] && targets=$(pgrep -P "$pid" | tr '\n' ' ')
     [ -n "$targets" ] || fail "$name: no process to signal"
