@@ -4,7 +4,9 @@
  * Contract: gk_xxh64(p, n, seed) is the XXH64 hash of Yann Collet's specification
  * (the same function zstd uses for its frame checksums: the low 32 bits of
  * gk_xxh64(content, size, 0) are what a zstd frame with a content checksum stores), so
- * any xxhsum tool can check our files.  Reentrant, no tables, any alignment.
+ * any xxhsum tool can check our files.  Reentrant, any alignment.  The implementation
+ * is Debian's libxxhash (the reference one); this wrapper keeps its header out of the
+ * rest of the code.
  */
 #ifndef GK_XXH64_H
 #define GK_XXH64_H

@@ -2,7 +2,7 @@
 # Installs what building and testing gounki needs on Debian 12, if anything is missing.
 # Runs apt-get only when a package is absent, so it is quick on a prepared machine.
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libzstd-dev zstd
+pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libzstd-dev zstd libxxhash-dev
       clang libomp-dev libclang-rt-14-dev clang-format gnuplot-nox)
 missing=()
 for p in "${pkgs[@]}"; do
