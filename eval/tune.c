@@ -346,6 +346,15 @@ static int chunks_for(size_t n) {
     return (int)c;
 }
 
+/* Threads pay off only above about a millisecond of work per parallel region: below it
+ * the fork and join, and on a busy machine a descheduled thread, cost more than they
+ * save (a value mini-batch of 4096 samples is ~0.1 ms).  The partition into chunks does
+ * not depend on this choice, so the results do not either. */
+#define TUNE_PAR_WORK 1.0e6
+static int worth(double work) {
+    return work >= TUNE_PAR_WORK;
+}
+
 static inline double sigmoid(double z) {
     return 1.0 / (1.0 + exp(-z));
 }
@@ -421,7 +430,8 @@ double tune_value_loss(const tune_vset_t *s, const double *w, double k, int loss
     if (n == 0) return NAN;
     double part[TUNE_CHUNKS];
     set_threads(threads);
-#pragma omp parallel for schedule(static)
+    int par = worth((double)s->rows.nnz + 20.0 * (double)n);
+#pragma omp parallel for schedule(static) if (par)
     for (int c = 0; c < TUNE_CHUNKS; c++) {
         double acc = 0;
         for (size_t i = chunk_lo(n, c, TUNE_CHUNKS); i < chunk_lo(n, c + 1, TUNE_CHUNKS); i++)
@@ -435,7 +445,8 @@ double tune_value_loss(const tune_vset_t *s, const double *w, double k, int loss
 
 static double loss_at_k(const double *dots, const float *t, size_t n, double k, int loss) {
     double part[TUNE_CHUNKS];
-#pragma omp parallel for schedule(static)
+    int par = worth(20.0 * (double)n);
+#pragma omp parallel for schedule(static) if (par)
     for (int c = 0; c < TUNE_CHUNKS; c++) {
         double acc = 0;
         for (size_t i = chunk_lo(n, c, TUNE_CHUNKS); i < chunk_lo(n, c + 1, TUNE_CHUNKS); i++)
@@ -455,7 +466,8 @@ double tune_fit_k(const tune_vset_t *s, const double *w, int loss, int threads, 
     set_threads(threads);
     double mag = 0;
     size_t nz = 0;
-#pragma omp parallel for schedule(static)
+    int par = worth((double)s->rows.nnz);
+#pragma omp parallel for schedule(static) if (par)
     for (size_t i = 0; i < n; i++) dots[i] = row_dot(&s->rows, i, w);
     for (size_t i = 0; i < n; i++)
         if (dots[i] != 0) {
@@ -501,7 +513,8 @@ static double value_grad(const tune_vset_t *s, const size_t *perm, size_t b0, si
     size_t len = b1 - b0;
     int nch = chunks_for(len);
     double part[TUNE_CHUNKS];
-#pragma omp parallel for schedule(static)
+    int par = worth(2.0 * (double)len * (double)s->rows.nnz / (double)s->rows.n);
+#pragma omp parallel for schedule(static) if (par)
     for (int c = 0; c < nch; c++) {
         double *gc = cbuf + (size_t)c * (size_t)nf;
         memset(gc, 0, (size_t)nf * sizeof *gc);
@@ -632,7 +645,8 @@ double tune_policy_loss(const tune_pset_t *s, const double *v, double temperatur
     if (n == 0) return NAN;
     double invT = 1.0 / temperature, part[TUNE_CHUNKS];
     set_threads(threads);
-#pragma omp parallel for schedule(static)
+    int par = worth((double)s->cand.nnz + 20.0 * (double)s->cand.n);
+#pragma omp parallel for schedule(static) if (par)
     for (int c = 0; c < TUNE_CHUNKS; c++) {
         double acc = 0;
         for (size_t i = chunk_lo(n, c, TUNE_CHUNKS); i < chunk_lo(n, c + 1, TUNE_CHUNKS); i++)
@@ -688,7 +702,10 @@ int tune_fit_policy(const tune_pset_t *train, const tune_pset_t *val, double *v,
             size_t len = b1 - b0;
             int nch = chunks_for(len);
             double part[TUNE_CHUNKS];
-#pragma omp parallel for schedule(static)
+            double per = ((double)train->cand.nnz * 2.0 + 20.0 * (double)train->cand.n) /
+                         (double)n; /* work of one sample */
+            int par = worth(per * (double)len);
+#pragma omp parallel for schedule(static) if (par)
             for (int c = 0; c < nch; c++) {
                 double *gc = cbuf + (size_t)c * (size_t)nf;
                 memset(gc, 0, (size_t)nf * sizeof *gc);
