@@ -25,11 +25,6 @@ static uint8_t ray[GOBS_SQUARES][8][8];
 static uint8_t raylen[GOBS_SQUARES][8];
 static uint64_t z_piece[2][GOBS_SQUARES], z_stm, z_mid[GOBS_SQUARES], z_start5;
 
-/* 81-square sets for the depth-1 chain counter. */
-__extension__ typedef unsigned __int128 sqset_t;
-static sqset_t raymask[GOBS_SQUARES][8];
-#define SQBIT(s) ((sqset_t)1 << (s))
-
 void gobs_init(void) {
     uint64_t seed = 0x60B5C0DE2024ull;
     for (int c = 0; c < 2; c++)
@@ -46,8 +41,6 @@ void gobs_init(void) {
                 y += DY[d];
             }
             raylen[s][d] = (uint8_t)k;
-            raymask[s][d] = 0;
-            for (int i = 0; i < k; i++) raymask[s][d] |= SQBIT(ray[s][d][i]);
         }
 }
 
@@ -333,23 +326,24 @@ static bool memo_get(const memo_t *m, uint64_t key, uint64_t *val) {
     }
 }
 
-/* Zeroed table; big ones on 2 MB pages where the system offers them, because the memo
- * is probed at random and TLB misses dominated the count of large chains. */
+/* Zeroed table (fresh pages from calloc); big ones asked onto 2 MB pages, because the
+ * memo is probed at random and TLB misses showed in the count of large chains. */
 static memo_ent_t *memo_alloc(size_t n) {
-    const size_t bytes = n * sizeof(memo_ent_t), huge = (size_t)2 << 20;
-    if (bytes < huge) return calloc(n, sizeof(memo_ent_t));
-    memo_ent_t *e = aligned_alloc(huge, bytes);
-    if (!e) return NULL;
+    memo_ent_t *e = calloc(n, sizeof(memo_ent_t));
 #ifdef MADV_HUGEPAGE
-    madvise(e, bytes, MADV_HUGEPAGE);
+    const size_t bytes = n * sizeof(memo_ent_t), huge = (size_t)2 << 20;
+    if (e && bytes >= 2 * huge) {
+        const uintptr_t lo = ((uintptr_t)e + huge - 1) & ~(uintptr_t)(huge - 1);
+        const uintptr_t hi = ((uintptr_t)e + bytes) & ~(uintptr_t)(huge - 1);
+        if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+    }
 #endif
-    memset(e, 0, bytes);
     return e;
 }
 
 /* Stores a value; on allocation failure the memo simply forgets (counts stay exact). */
 static void memo_put(memo_t *m, uint64_t key, uint64_t val) {
-    if (!m->e || 2 * (m->used + 1) > m->cap) {
+    if (!m->e || 4 * (m->used + 1) > 3 * m->cap) { /* load <= 3/4 */
         const size_t ncap = m->e ? 2 * m->cap : (size_t)1 << 14;
         memo_ent_t *ne = memo_alloc(ncap);
         if (!ne) return;
@@ -374,67 +368,81 @@ static void memo_put(memo_t *m, uint64_t key, uint64_t val) {
 
 static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d);
 
-/* Nearest square of the non-empty set b along direction d (d < 4 goes up the board
- * numbering: E +1, NE +10, N +9, NW +8; the others go down). */
-static inline int nearest(sqset_t b, int d) {
-    const uint64_t lo = (uint64_t)b, hi = (uint64_t)(b >> 64);
-    if (d < 4) return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(hi);
-    return hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(lo);
-}
-
-/* Depth-1 chain counting without positions: the moving piece is off the board in occ
- * (its start square is empty; it never blocks its own rays), and a leg only turns an
- * enemy into an own piece, so occupancy is fixed and the state is (cur, flipped). */
+/* Depth-1 chain counting without positions.  During a chain the occupancy never
+ * changes (a leg moves the piece between empty squares and turns an enemy into an own
+ * piece; the start square is empty and the moving piece never blocks its own rays), so
+ * the legs from each square are fixed groups "jump enemy e, land on one of these
+ * squares", usable while e is unflipped, and the state is (square, flipped set). */
 typedef struct {
-    sqset_t occ, enemy;
-    bool shrt;
+    uint64_t bit; /* 1 << enemy index of the jumped piece */
+    uint8_t n;    /* number of landing squares */
+    uint8_t land[7];
+} lean_grp_t;
+
+typedef struct {
+    lean_grp_t g[GOBS_SQUARES][8];
+    uint8_t ng[GOBS_SQUARES];
     memo_t *m;
 } lean_t;
 
-static uint64_t lean_count(const lean_t *L, int cur, sqset_t flipped, uint64_t mask) {
+static uint64_t lean_count(const lean_t *L, int cur, uint64_t mask) {
     /* Legs first: a dead end (most states' children) never touches the memo. */
-    uint8_t land[56], over[56];
+    uint8_t land[56];
+    uint64_t cmask[56];
     int n = 0;
-    const sqset_t en = L->enemy & ~flipped;
-    for (int d = 0; d < 8; d++) {
-        const sqset_t b = L->occ & raymask[cur][d];
-        if (!b) continue;
-        const int s = nearest(b, d);
-        if (!(en & SQBIT(s))) continue;
-        const uint8_t *r = ray[s][d];
-        const int len = L->shrt ? (s == ray[cur][d][0] && raylen[s][d] > 0) : raylen[s][d];
-        for (int k = 0; k < len && !(L->occ & SQBIT(r[k])); k++) {
-            land[n] = r[k];
-            over[n++] = (uint8_t)s;
+    const lean_grp_t *g = L->g[cur];
+    for (int k = 0; k < L->ng[cur]; k++) {
+        if (mask & g[k].bit) continue;
+        for (int j = 0; j < g[k].n; j++) {
+            land[n] = g[k].land[j];
+            cmask[n++] = mask | g[k].bit;
         }
     }
     if (!n) return 0;
+    const memo_t *m = L->m;
     const uint64_t key = mask << 7 | (uint64_t)cur;
     uint64_t v;
-    if (memo_get(L->m, key, &v)) return v;
+    if (memo_get(m, key, &v)) return v;
+    /* The children's memo slots are random memory: ask for them all before the first
+     * child's subtree is walked, so most later lookups find them in cache. */
+    for (int i = 0; i < n && m->e; i++)
+        __builtin_prefetch(&m->e[memo_slot(cmask[i] << 7 | land[i], m->cap)]);
     v = (uint64_t)n;
-    for (int i = 0; i < n; i++)
-        v += lean_count(L, land[i], flipped | SQBIT(over[i]), mask | 1ull << L->m->idx[over[i]]);
+    for (int i = 0; i < n; i++) v += lean_count(L, land[i], cmask[i]);
     memo_put(L->m, key, v);
     return v;
-}
-
-static sqset_t side_set(const gk_pos_t *p, int cellv) {
-    sqset_t b = 0;
-    for (int s = 0; s < GOBS_SQUARES; s++)
-        if (p->b.cell[s] == cellv) b |= SQBIT(s);
-    return b;
 }
 
 /* Depth-1 chains from sq: with `root_end` the state itself counts (mid-turn "stop"). */
 static uint64_t lean_chains(memo_t *m, const gk_pos_t *p, int sq, bool root_end) {
     memo_new_root(m, p);
-    lean_t L;
-    L.enemy = side_set(p, 2 - p->stm);
-    L.occ = (L.enemy | side_set(p, p->stm + 1)) & ~SQBIT(sq);
-    L.shrt = p->variant == GOBS_VAR_SHORT;
-    L.m = m;
-    return lean_count(&L, sq, 0, 0) + root_end;
+    lean_t lt, *L = &lt;
+    L->m = m;
+    uint8_t cell[GOBS_SQUARES];
+    memcpy(cell, p->b.cell, sizeof cell);
+    cell[sq] = GOBS_EMPTY;
+    const int oc = 2 - p->stm;
+    const bool shrt = p->variant == GOBS_VAR_SHORT;
+    for (int s = 0; s < GOBS_SQUARES; s++) {
+        L->ng[s] = 0;
+        if (cell[s] != GOBS_EMPTY) continue;
+        for (int d = 0; d < 8; d++) {
+            const uint8_t *r = ray[s][d];
+            const int len = raylen[s][d];
+            int k = 0;
+            while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
+            if (k >= len || cell[r[k]] != oc || (shrt && k > 0)) continue;
+            lean_grp_t *g = &L->g[s][L->ng[s]];
+            g->bit = 1ull << m->idx[r[k]];
+            g->n = 0;
+            for (k++; k < len && cell[r[k]] == GOBS_EMPTY; k++) {
+                g->land[g->n++] = r[k];
+                if (shrt) break;
+            }
+            if (g->n) L->ng[s]++;
+        }
+    }
+    return lean_count(L, sq, 0) + root_end;
 }
 
 /* Complete moves of depth d through the chain state q (mid-turn, after at least one leg,
