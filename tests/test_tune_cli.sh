@@ -62,7 +62,7 @@ for game in gounki gobs; do
         --out "$T/out.txt"
     rm -f "$T/out.txt"
     if ! "$G" tune --game "$game" --logs "$L" --out "$T/out.txt" --min-positions 10 --epochs 3 \
-        --quiet --threads 2 >"$T/tune.out" 2>&1; then
+        --policy --target mix:0.5 --quiet --threads 2 >"$T/tune.out" 2>&1; then
         echo "FAIL: tune on $game logs:" >&2
         cat "$T/tune.out" >&2
         fail=1
@@ -78,6 +78,10 @@ for game in gounki gobs; do
     }
     grep -q "weights that moved most" "$T/tune.out" || {
         echo "FAIL: $game: no table of moved weights" >&2
+        fail=1
+    }
+    grep -q "^policy loss: " "$T/tune.out" || {
+        echo "FAIL: $game: --policy fitted nothing" >&2
         fail=1
     }
     # the output is a valid start for another round, and thread count does not matter
