@@ -50,6 +50,8 @@ static void usage(FILE *f) {
             "                      threads, at most the cores; use mpirun --bind-to none)\n"
             "  --target, --loss, --policy, --epochs, --batch, --lr, --l2, --val,\n"
             "  --min-positions     tuner settings, as for 'gounki tune'\n"
+            "  --policy-gens N     with --policy: fit the policy in the first N generations\n"
+            "                      only (default 0: every generation)\n"
             "  --quiet             only errors and the final report\n"
             "  --game NAME, --variant NAME, --max-plies N   the rules (default gounki)\n"
             "\n"
@@ -88,6 +90,7 @@ static int run(int argc, char **argv, train_opts_t *o, int rank) {
         O_TARGET,
         O_LOSS,
         O_POLICY,
+        O_PGENS,
         O_EPOCHS,
         O_BATCH,
         O_LR,
@@ -115,6 +118,7 @@ static int run(int argc, char **argv, train_opts_t *o, int rank) {
         {"target", required_argument, 0, O_TARGET},
         {"loss", required_argument, 0, O_LOSS},
         {"policy", no_argument, 0, O_POLICY},
+        {"policy-gens", required_argument, 0, O_PGENS},
         {"epochs", required_argument, 0, O_EPOCHS},
         {"batch", required_argument, 0, O_BATCH},
         {"lr", required_argument, 0, O_LR},
@@ -242,6 +246,11 @@ static int run(int argc, char **argv, train_opts_t *o, int rank) {
             }
             break;
         case O_POLICY: o->tune.data.policy = 1; break;
+        case O_PGENS:
+            if (cli_parse_long(CMD, "--policy-gens", optarg, 0, TRAIN_MAX_GENERATIONS, &v))
+                return CLI_USAGE;
+            o->policy_gens = (int)v;
+            break;
         case O_EPOCHS:
             if (cli_parse_long(CMD, "--epochs", optarg, 0, 100000, &v)) return CLI_USAGE;
             o->tune.fit.epochs = (int)v;

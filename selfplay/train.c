@@ -631,6 +631,9 @@ static uint64_t fingerprint(const train_opts_t *o, uint64_t start_hash) {
                  (unsigned long long)o->seed, (unsigned long long)start_hash, u->data.target,
                  u->data.mix, u->data.policy, u->fit.loss, u->fit.epochs, u->fit.batch, u->fit.lr,
                  u->fit.l2, u->fit.patience, u->val_frac, u->fit_k, u->min_positions);
+    /* added later: only when set, so that older runs keep their fingerprint */
+    if (o->policy_gens > 0 && n > 0 && (size_t)n < sizeof t)
+        n += snprintf(t + n, sizeof t - (size_t)n, " pgens %d", o->policy_gens);
     return fnv1a(t, n > 0 && (size_t)n < sizeof t ? (size_t)n : sizeof t - 1);
 }
 
@@ -769,6 +772,7 @@ static int phase_tune(loop_t *L, int g, char *err, size_t errcap) {
     to.logs = logs;
     to.nlogs = nlogs;
     to.data.game = o->rules.game;
+    if (o->policy_gens > 0 && g > o->policy_gens) to.data.policy = 0;
     to.data.threads = to.fit.threads = L->threads0;
     to.fit.seed = mix64(o->seed, (uint64_t)g * 3 + 1);
     to.fit.progress = NULL;

@@ -8,7 +8,9 @@
  *   1. SELFPLAY  `games` self-play games with the current best weights, on every MPI
  *                rank (selfplay/selfplay.h), logs in DIR/gen-GGG/logs;
  *   2. TUNE      tune_run() (eval/tune.h) from the best weights on the logs of the
- *                last `window` generations -> candidate DIR/gen-GGG/weights.txt;
+ *                last `window` generations -> candidate DIR/gen-GGG/weights.txt (the
+ *                policy too when asked, in the first policy_gens generations: refitting
+ *                it every generation cost 12-44 Elo a time in a measured run);
  *   3. MATCH     candidate against the best, colour-swapped pairs (selfplay/match.h),
  *                `match_games` games or an SPRT; the candidate is PROMOTED when the SPRT
  *                accepts H1, or (no SPRT) when the lower end of the 95% Elo interval is
@@ -66,6 +68,8 @@ typedef struct train_opts {
     int threads0;         /* rank 0 threads for tuning and matches (0 = ranks x threads,
                              at most the cores online) */
     tune_run_opts_t tune; /* target, loss, epochs, ... (logs, game: set by the loop) */
+    int policy_gens;      /* with tune.data.policy: fit the policy in generations 1..N
+                             only (0 = every generation) */
     bool quiet;
     volatile sig_atomic_t *stop; /* set by the caller's SIGTERM/SIGINT handler; may be NULL */
 } train_opts_t;
