@@ -110,15 +110,45 @@ void elo_sprt_bounds(const elo_sprt_t *t, double *lower, double *upper) {
     *upper = log((1 - t->beta) / t->alpha);
 }
 
+/* The maximum-likelihood distribution over the k score values v[] with expected score s,
+ * given the empirical frequencies p[]: q_i = p_i / (1 + x (v_i - s)), with x the root of
+ * sum p_i (v_i - s) / (1 + x (v_i - s)) = 0 in the interval that keeps every q_i positive
+ * (fishtest's MLE_expected).  The sum decreases in x, so bisection finds the root. */
+static void mle_expected(int k, const double *v, const double *p, double s, double *q) {
+    double amax = -1, amin = 1;
+    for (int i = 0; i < k; i++) {
+        double a = v[i] - s;
+        if (a > amax) amax = a;
+        if (a < amin) amin = a;
+    }
+    double lo = -1 / amax, hi = -1 / amin;
+    for (int it = 0; it < 200; it++) {
+        double x = 0.5 * (lo + hi), f = 0;
+        for (int i = 0; i < k; i++) f += p[i] * (v[i] - s) / (1 + x * (v[i] - s));
+        if (f > 0)
+            lo = x;
+        else
+            hi = x;
+    }
+    double x = 0.5 * (lo + hi);
+    for (int i = 0; i < k; i++) q[i] = p[i] / (1 + x * (v[i] - s));
+}
+
 static double llr(const elo_sprt_t *t, int k, const double *v, const uint64_t *cnt) {
-    double c[5], n, mean, var;
-    uint64_t tot = 0;
-    for (int i = 0; i < k; i++) tot += cnt[i];
-    if (tot == 0) return 0;
-    for (int i = 0; i < k; i++) c[i] = cnt[i] ? (double)cnt[i] : 1e-3;
-    moments(k, v, c, &n, &mean, &var);
-    double s0 = elo_to_score(t->elo0), s1 = elo_to_score(t->elo1);
-    return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var);
+    double c[5], p[5], q0[5], q1[5], n = 0;
+    for (int i = 0; i < k; i++) n += (double)cnt[i];
+    if (n == 0) return 0;
+    n = 0;
+    for (int i = 0; i < k; i++) {
+        c[i] = cnt[i] ? (double)cnt[i] : 1e-3;
+        n += c[i];
+    }
+    for (int i = 0; i < k; i++) p[i] = c[i] / n;
+    mle_expected(k, v, p, elo_to_score(t->elo0), q0);
+    mle_expected(k, v, p, elo_to_score(t->elo1), q1);
+    double sum = 0;
+    for (int i = 0; i < k; i++) sum += p[i] * log(q1[i] / q0[i]);
+    return n * sum;
 }
 
 double elo_sprt_llr_penta(const elo_sprt_t *t, const uint64_t penta[5]) {

@@ -22,11 +22,15 @@
  * instead (conservative: a Bernoulli unit has the largest variance for its mean).  A
  * score of exactly 0 or 1 has an infinite Elo: callers print "inf".
  *
- * The SPRT is the one of fishtest and fastchess: a GSPRT with the log-likelihood ratio
- * approximated through the mean and variance of the unit scores,
- *     LLR = N (s1 - s0) (2 mean - s0 - s1) / (2 var),
- * with s0, s1 the scores of elo0 and elo1 (logistic).  Empty pentanomial/trinomial cells
- * are regularised with 1e-3 (as fishtest does) so that a lopsided start gives a finite LLR.
+ * The SPRT is fishtest's generalised SPRT: the log-likelihood ratio of the two
+ * maximum-likelihood distributions of the unit scores (pentanomial or trinomial) whose
+ * expected scores are s0 and s1, the logistic scores of elo0 and elo1,
+ *     LLR = N sum_i p_i ln(q1_i / q0_i),   q_i = p_i / (1 + x (v_i - s)), x solving
+ *     sum_i p_i (v_i - s) / (1 + x (v_i - s)) = 0,
+ * with p the observed frequencies.  Empty cells are regularised with 1e-3 (as fishtest
+ * does).  Unlike the normal approximation (s1 - s0)(2 mean - s0 - s1) / (2 var / N), it
+ * stays sane after a handful of pairs (one lost pair is LLR -0.33 for SPRT(0, 100)
+ * instead of -43), so early stopping never fires on one lopsided pair.
  * Bounds: lower = ln(beta / (1 - alpha)), upper = ln((1 - beta) / alpha).
  */
 #ifndef GK_ELO_H

@@ -1,6 +1,7 @@
 /* tests/test_elo.c -- Elo, interval and SPRT arithmetic against values computed
- * independently (closed forms, and a separate Python calculation of the same formulas
- * with statistics.NormalDist). */
+ * independently: closed forms, and a separate Python calculation of the same formulas
+ * (statistics.NormalDist for the intervals; fishtest's MLE_expected / LLR written out
+ * afresh, solved by bisection, for the SPRT). */
 #include <math.h>
 #include <stdio.h>
 
@@ -81,22 +82,28 @@ int main(void) {
     elo_sprt_bounds(&t, &lower, &upper);
     near("sprt lower", lower, -2.9444389791664403, 1e-12);
     near("sprt upper", upper, 2.9444389791664403, 1e-12);
-    near("sprt llr penta", elo_sprt_llr_penta(&t, p1), 2.3365027867441794, 1e-9);
-    check("sprt continue", elo_sprt_state(&t, 2.3365) == ELO_SPRT_CONTINUE);
+    near("sprt llr penta", elo_sprt_llr_penta(&t, p1), 1.9509602707100275, 1e-9);
+    check("sprt continue", elo_sprt_state(&t, elo_sprt_llr_penta(&t, p1)) == ELO_SPRT_CONTINUE);
     const uint64_t big[5] = {6, 24, 80, 60, 30};
+    near("sprt llr x2", elo_sprt_llr_penta(&t, big), 3.901920541420055, 1e-9);
     check("sprt H1 with twice the data",
           elo_sprt_state(&t, elo_sprt_llr_penta(&t, big)) == ELO_SPRT_H1);
     const uint64_t worse[5] = {30, 60, 80, 24, 6};
+    near("sprt llr worse", elo_sprt_llr_penta(&t, worse), -4.299211092661324, 1e-9);
     check("sprt H0 when worse", elo_sprt_state(&t, elo_sprt_llr_penta(&t, worse)) == ELO_SPRT_H0);
-    near("sprt regularised", elo_sprt_llr_penta(&t, all), 37816.21555123426, 1e-4);
+    near("sprt regularised", elo_sprt_llr_penta(&t, all), 2.836871910455882, 1e-9);
+    /* One lost pair must not decide anything (the normal approximation said -43). */
+    elo_sprt_t wide = {0, 100, 0.05, 0.05};
+    const uint64_t one_loss[5] = {1, 0, 0, 0, 0};
+    near("sprt one lost pair", elo_sprt_llr_penta(&wide, one_loss), -0.3294218367678861, 1e-9);
+    check("sprt one pair continues",
+          elo_sprt_state(&wide, elo_sprt_llr_penta(&wide, one_loss)) == ELO_SPRT_CONTINUE);
+    /* Linear in N for the same frequencies. */
+    const uint64_t p100[5] = {300, 1200, 4000, 3000, 1500};
+    near("sprt llr x100", elo_sprt_llr_penta(&t, p100), 195.09602707100274, 1e-6);
     const uint64_t none[5] = {0, 0, 0, 0, 0};
     near("sprt no data", elo_sprt_llr_penta(&t, none), 0, 0);
-    /* WDL LLR equals the pentanomial one when pairs are read as two independent games
-     * only in expectation, so check it by its own closed form here: 30 W, 40 D, 30 L has
-     * mean 1/2 and gives LLR = N (s1-s0)(1 - s0 - s1) / (2 var) with var = 0.15. */
-    double s0 = elo_to_score(0), s1 = elo_to_score(10);
-    near("sprt llr wdl", elo_sprt_llr_wdl(&t, 30, 40, 30),
-         100 * (s1 - s0) * (1 - s0 - s1) / (2 * 0.15), 1e-9);
+    near("sprt llr wdl", elo_sprt_llr_wdl(&t, 30, 40, 30), -0.06901291569175305, 1e-9);
     elo_sprt_t bad = {5, 0, 0.05, 0.05};
     check("sprt elo0 >= elo1 refused", elo_sprt_check(&bad, err, sizeof err) == -1);
     elo_sprt_t bad2 = {0, 5, 0.7, 0.05};
