@@ -143,8 +143,8 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
         return NULL;
     }
     for (const char *c = spec; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == ' ') {
-            snprintf(err, errcap, "player spec contains a space or control character");
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            snprintf(err, errcap, "player spec contains a control character");
             return NULL;
         }
     if (!gk_game_by_id(game)) {

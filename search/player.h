@@ -15,8 +15,8 @@
  *   greedy[:eval=classic|ours,weights=FILE]      best evaluation after one action.
  *   random                                        uniform over the legal actions.
  * A bad spec gives NULL and a one-line reason naming the problem ("ab: unknown
- * parameter 'dpth'").  Values may not contain ',' or '='; a spec holds no spaces or
- * control characters and no empty parameter.
+ * parameter 'dpth'").  Values may not contain ',' or '='; a spec holds no control
+ * characters and no empty parameter (a weight file path may hold spaces, not commas).
  *
  * A player works on ACTIONS: player_choose() returns one action of the side to move
  * (for a Gobs jump chain, the caller asks again while the same player is still moving).

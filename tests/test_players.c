@@ -110,7 +110,8 @@ int main(void) {
     bad_spec("mcts:playouts=10=2", "playouts");
     bad_spec("ab:depth=4,,eval=classic", "empty");
     bad_spec("ab:depth=4,", "empty");
-    bad_spec("ab: depth=4", "space");
+    bad_spec("ab: depth=4", " depth");
+    bad_spec("ab:depth=4\n", "control");
     bad_spec("ab:tt_mb=100000", "tt_mb");
 
     const char *specs[] = {
