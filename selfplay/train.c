@@ -547,11 +547,23 @@ static void report_svg(const train_state_t *s, sbuf_t *b) {
         if (isfinite(e[4 * g + 3])) sb_printf(b, "%.1f,%.1f ", px(&a, g), py(&a, e[4 * g + 3]));
     sb_printf(b, "'/>\n");
     /* ladder against generation 0: error bars, line, points */
+    /* a perfect score has an infinite Elo: drawn hollow at the top edge */
     sb_printf(b, "<polyline fill='none' stroke='#1f6fb4' stroke-width='2' points='");
     for (int g = 0; g < n; g++)
-        if (isfinite(e[4 * g])) sb_printf(b, "%.1f,%.1f ", px(&a, g), py(&a, e[4 * g]));
+        if (!isnan(e[4 * g]))
+            sb_printf(b, "%.1f,%.1f ", px(&a, g),
+                      py(&a, isfinite(e[4 * g]) ? e[4 * g]
+                             : e[4 * g] > 0     ? a.hi
+                                                : a.lo));
     sb_printf(b, "'/>\n");
     for (int g = 0; g < n; g++) {
+        if (isinf(e[4 * g])) {
+            sb_printf(b,
+                      "<circle cx='%.1f' cy='%.1f' r='4' fill='white' stroke='#1f6fb4' "
+                      "stroke-width='2'><title>gen %d: %sinf (perfect score)</title></circle>\n",
+                      px(&a, g), py(&a, e[4 * g] > 0 ? a.hi : a.lo), g, e[4 * g] > 0 ? "+" : "-");
+            continue;
+        }
         if (!isfinite(e[4 * g])) continue;
         double lo = isfinite(e[4 * g + 1]) ? e[4 * g + 1] : a.lo;
         double hi = isfinite(e[4 * g + 2]) ? e[4 * g + 2] : a.hi; /* an infinite end */
@@ -564,7 +576,8 @@ static void report_svg(const train_state_t *s, sbuf_t *b) {
     }
     sb_printf(b,
               "<text x='%.1f' y='410' font-size='12' fill='#1f6fb4'>&#9679; promoted "
-              "generation vs generation 0</text>\n<text x='%.1f' y='426' font-size='12' "
+              "generation vs generation 0 (hollow: perfect score)</text>\n<text "
+              "x='%.1f' y='426' font-size='12' "
               "fill='#888'>- - gating Elo chained along the promotions</text>\n",
               a.x0, a.x0);
     /* validation loss: best weights before tuning (grey) and the candidate (red) */
