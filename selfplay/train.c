@@ -862,7 +862,9 @@ static int phase_match(loop_t *L, int g, char *err, size_t errcap) {
     r->elo_hi = st.elo_ok ? st.elo.hi : NAN;
     r->match_s = st.wall_s;
     if (o->sprt && st.sprt_state != ELO_SPRT_CONTINUE)
-        r->promoted = st.sprt_state == ELO_SPRT_H1;
+        /* The SPRT can accept H1 after a single 2-0 pair (its variance estimate is then
+         * tiny); a promotion also needs the interval above 0. */
+        r->promoted = st.sprt_state == ELO_SPRT_H1 && st.elo_ok && st.elo.lo > 0;
     else if (o->gate == TRAIN_GATE_SCORE)
         r->promoted = st.elo_ok && st.elo.score > 0.5;
     else

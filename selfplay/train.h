@@ -13,7 +13,8 @@
  *                it every generation cost 12-44 Elo a time in a measured run);
  *   3. MATCH     candidate against the best, colour-swapped pairs (selfplay/match.h),
  *                `match_games` games or an SPRT; the candidate is PROMOTED when the SPRT
- *                accepts H1, or (no SPRT) when the lower end of the 95% Elo interval is
+ *                accepts H1 with the 95% Elo interval above 0 (an SPRT may stop after
+ *                one lopsided pair), or (no SPRT) when the lower end of the interval is
  *                above 0 (gate=interval) or its score is above 1/2 (gate=score);
  *   4. LADDER    a promoted candidate plays generation 0 (`ladder_games` games), which
  *                places it on the Elo ladder with an interval.
