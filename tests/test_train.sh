@@ -24,8 +24,9 @@ strip() { # the parts of a run that must not depend on interruptions
         echo "== $(basename "$(dirname "$f")")"
         grep -v '^provenance\|^checksum' "$f"
     done
-    # the table without the timing column (games/h) and the self-play totals line
-    awk '!/^self-play:/ { $4 = ""; print }' "$1/report.txt"
+    # the table without the games played by this process (a resumed self-play phase
+    # counts only its own), games/h, and the self-play totals line
+    awk '!/^self-play:/ { $3 = ""; $4 = ""; print }' "$1/report.txt"
 }
 
 # 1. the reference run, left alone
@@ -45,14 +46,17 @@ grep -q "</svg>" "$T/ref/ladder.svg" || {
 
 # 2. the same run killed at several moments, resumed each time
 for delay in 0.5 1.5 2.5; do
-    # its own process group, so that SIGKILL reaches mpirun and every rank at once
     setsid "${MPI[@]}" "$G" train --run "$T/kill" "${ARGS[@]}" >"$T/kill.out" 2>&1 &
     pid=$!
     sleep "$delay"
+    # SIGKILL to the whole job, as a batch system does: mpirun's process group, then the
+    # ranks (Open MPI puts each in a process group of its own), found by this test's own
+    # run directory in their command line
     kill -KILL -- "-$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
-    for _ in $(seq 50); do # until every rank of the group is gone
-        pgrep -g "$pid" >/dev/null || break
+    for r in $(pgrep -f -- "--run $T/kill"); do kill -KILL "$r" 2>/dev/null; done
+    for _ in $(seq 100); do # until they are gone and their shard locks released
+        pgrep -f -- "--run $T/kill" >/dev/null || break
         sleep 0.1
     done
 done
