@@ -314,8 +314,9 @@ static long check_position(const gk_pos_t *p, size_t limit, int try_perft2) {
     ref_moves(&s, &rl);
     eng_ctx_t ec = {&el, g, 0};
     gk_enum_moves(p, UINT64_MAX, eng_cb, &ec);
-    qsort(rl.m, rl.n, sizeof *rl.m, cmp_move);
-    qsort(el.m, el.n, sizeof *el.m, cmp_move);
+    /* qsort's array must not be NULL even when empty (UBSan). */
+    if (rl.n) qsort(rl.m, rl.n, sizeof *rl.m, cmp_move);
+    if (el.n) qsort(el.m, el.n, sizeof *el.m, cmp_move);
     int bad = ec.bad || rl.n != el.n || rl.n != n1;
     for (size_t i = 0; !bad && i < rl.n; i++) {
         if (strcmp(rl.m[i].text, el.m[i].text) || strcmp(rl.m[i].after, el.m[i].after)) {

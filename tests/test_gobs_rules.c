@@ -79,8 +79,8 @@ static void check_moves(const gk_pos_t *p, char *rest) {
     const int n = words(rest, w, 512);
     strlist_t want = {0};
     for (int i = 0; i < n; i++) sl_add(&want, w[i]);
-    qsort(got.t, got.n, sizeof *got.t, cmp_str);
-    qsort(want.t, want.n, sizeof *want.t, cmp_str);
+    if (got.n) qsort(got.t, got.n, sizeof *got.t, cmp_str);
+    if (want.n) qsort(want.t, want.n, sizeof *want.t, cmp_str);
     int same = got.n == want.n;
     for (size_t i = 0; same && i < got.n; i++) same = !strcmp(got.t[i], want.t[i]);
     if (!same) {
@@ -206,8 +206,8 @@ static void run_file(const char *path) {
                 const int k = words(tmp, w, 256);
                 strlist_t want = {0};
                 for (int i = 0; i < k; i++) sl_add(&want, w[i]);
-                qsort(got.t, got.n, sizeof *got.t, cmp_str);
-                qsort(want.t, want.n, sizeof *want.t, cmp_str);
+                if (got.n) qsort(got.t, got.n, sizeof *got.t, cmp_str);
+                if (want.n) qsort(want.t, want.n, sizeof *want.t, cmp_str);
                 int same = got.n == want.n;
                 for (size_t i = 0; same && i < got.n; i++) same = !strcmp(got.t[i], want.t[i]);
                 if (!same) {
