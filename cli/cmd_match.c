@@ -18,27 +18,31 @@ const char cmd_match_summary[] = "play two engines against each other: W/D/L, El
 static const char *const CMD = "match";
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: gounki match --a SPEC --b SPEC --games N [options]\n"
-            "\n"
-            "Plays N games between players A and B as colour-swapped pairs from the same\n"
-            "opening, and prints wins/draws/losses for A, the Elo difference A - B with its\n"
-            "95%% interval (from the pentanomial pair results) and, with --sprt, the test's\n"
-            "log-likelihood ratio; the SPRT stops the match as soon as it decides.\n"
-            "\n"
-            "  --a SPEC, --b SPEC  players: random | greedy[:eval=classic|ours]\n"
-            "                      | ab[:depth=D,time=S,eval=classic|ours,weights=FILE]\n"
-            "                      | mcts[:playouts=N,time=S,threads=T,weights=FILE,...]\n"
-            "  --games N           number of games, even (default 100)\n"
-            "  --openings K        random turns played before the players take over (default 4)\n"
-            "  --seed S            seed of the openings and of the players (default 1)\n"
-            "  --threads T         games played at once (default: the number of cores)\n"
-            "  --sprt E0,E1        stop early: H0 elo = E0 against H1 elo = E1\n"
-            "  --alpha X, --beta X SPRT error rates (default 0.05 each)\n"
-            "  --pgn FILE          write the counted games as game records to FILE\n"
-            "  --quiet             no progress lines, only the summary\n" CLI_POS_HELP "\n"
-            "MCTS parameters (mcts:NAME=VALUE,...):\n%s",
-            mcts_params_help());
+    fprintf(
+        f,
+        "usage: gounki match --a SPEC --b SPEC --games N [options]\n"
+        "\n"
+        "Plays N games between players A and B as colour-swapped pairs from the same\n"
+        "opening, and prints wins/draws/losses for A, the Elo difference A - B with its\n"
+        "95%% interval (from the pentanomial pair results) and, with --sprt, the test's\n"
+        "log-likelihood ratio; the SPRT stops the match as soon as it decides.\n"
+        "\n"
+        "  --a SPEC, --b SPEC  players: random | greedy[:eval=classic|ours]\n"
+        "                      | ab[:depth=D,time=S,eval=classic|ours,weights=FILE]\n"
+        "                      | mcts[:playouts=N,time=S,threads=T,weights=FILE,...]\n"
+        "  --games N           number of games, even (default 100)\n"
+        "  --openings K        random turns played before the players take over (default 4,\n"
+        "                      0 with --book)\n"
+        "  --book FILE         opening lines (docs/FORMATS.md, \"Opening lines\"): pair i plays\n"
+        "                      line (i + a seeded offset) mod the number of lines\n"
+        "  --seed S            seed of the openings and of the players (default 1)\n"
+        "  --threads T         games played at once (default: the number of cores)\n"
+        "  --sprt E0,E1        stop early: H0 elo = E0 against H1 elo = E1\n"
+        "  --alpha X, --beta X SPRT error rates (default 0.05 each)\n"
+        "  --pgn FILE          write the counted games as game records to FILE\n"
+        "  --quiet             no progress lines, only the summary\n" CLI_POS_HELP "\n"
+        "MCTS parameters (mcts:NAME=VALUE,...):\n%s",
+        mcts_params_help());
 }
 
 typedef struct ctx {
@@ -117,13 +121,15 @@ int cmd_match(int argc, char **argv) {
         O_BETA,
         O_PGN,
         O_QUIET,
-        O_HELP
+        O_HELP,
+        O_BOOK
     };
     static const struct option longopts[] = {
         {"a", required_argument, 0, O_A},
         {"b", required_argument, 0, O_B},
         {"games", required_argument, 0, O_GAMES},
         {"openings", required_argument, 0, O_OPEN},
+        {"book", required_argument, 0, O_BOOK},
         {"seed", required_argument, 0, O_SEED},
         {"threads", required_argument, 0, O_THREADS},
         {"sprt", required_argument, 0, O_SPRT},
@@ -144,8 +150,9 @@ int cmd_match(int argc, char **argv) {
     o.seed = 1;
     o.threads = omp_get_num_procs() > 0 ? omp_get_num_procs() : 1;
     o.sprt_params.alpha = o.sprt_params.beta = 0.05;
-    const char *pgn = NULL;
-    int quiet = 0;
+    const char *pgn = NULL, *book_path = NULL;
+    int quiet = 0, openings_set = 0;
+    static sp_book_t book;
     long v;
     double x;
 
@@ -166,7 +173,9 @@ int cmd_match(int argc, char **argv) {
         case O_OPEN:
             if (cli_parse_long(CMD, "--openings", optarg, 0, 200, &v)) return CLI_USAGE;
             o.opening_plies = (int)v;
+            openings_set = 1;
             break;
+        case O_BOOK: book_path = optarg; break;
         case O_SEED:
             if (cli_parse_u64(CMD, "--seed", optarg, &o.seed)) return CLI_USAGE;
             break;
@@ -214,6 +223,16 @@ int cmd_match(int argc, char **argv) {
         return CLI_FAIL;
     }
     char err[512];
+    if (book_path) {
+        gk_rules_t r;
+        if ((rc = cli_rules(CMD, &po, &r))) return rc;
+        if (sp_book_load(book_path, &r, &book, err, sizeof err)) {
+            cli_error(CMD, "--book: %s", err);
+            return CLI_FAIL;
+        }
+        o.book = &book;
+        if (!openings_set) o.opening_plies = 0; /* the book line is the opening */
+    }
     if (match_check(&o, err, sizeof err)) {
         cli_error(CMD, "%s", err);
         return CLI_USAGE;

@@ -47,6 +47,15 @@ int match_check(const match_opts_t *o, char *err, size_t errcap) {
         snprintf(err, errcap, "opening plies must be in [0, 200] (got %d)", o->opening_plies);
         return -1;
     }
+    if (o->book) {
+        gk_pos_t setup;
+        const gk_rules_t r = {o->start.game, o->start.variant, o->start.max_plies};
+        gk_game_of(&o->start)->setup(&setup, &r);
+        if (o->book->nlines < 1 || setup.hash != o->start.hash || setup.ply != o->start.ply) {
+            snprintf(err, errcap, "an opening book needs the game's start position and a line");
+            return -1;
+        }
+    }
     if (gk_over(&o->start) || o->start.in_turn != 0) {
         snprintf(err, errcap, "the start position must be an unfinished turn boundary");
         return -1;
@@ -64,6 +73,26 @@ static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_
         *pos = o->start;
         gk_hist_init(hist, pos);
         int n = 0, ok = 1;
+        if (o->book) {
+            /* Book lines are checked legal when loaded; the same line for a pair on every
+             * attempt, so a line that ends the game is refused rather than redrawn. */
+            const sp_book_t *b = o->book;
+            uint64_t line = (mix(o->seed, 0xB00Cull) + (uint64_t)pair) % (uint64_t)b->nlines;
+            for (uint32_t k = b->start[line]; k < b->start[line + 1] && ok; k++) {
+                if (n >= MATCH_MAX_ACTIONS)
+                    ok = 0;
+                else {
+                    acts[n++] = b->act[k];
+                    gk_play(pos, b->act[k]);
+                    if (pos->in_turn == 0) {
+                        gk_hist_push(hist, pos);
+                        gk_hist_check_repetition(hist, pos);
+                    }
+                    if (gk_over(pos)) ok = 0;
+                }
+            }
+            if (!ok) return -1;
+        }
         for (int t = 0; t < o->opening_plies && ok; t++) {
             do {
                 int k = gk_gen(pos, list);

@@ -5,10 +5,11 @@
  *
  * Contract
  * --------
- * Pair i (0-based) starts from opening i: `opening_plies` random turns (uniform over the
- * actions, turn by turn) from the start position, drawn from a generator seeded by
- * (seed, i) and redrawn when they would end the game.  Game 2i has A as White, game
- * 2i+1 has A as Black, both from that opening.  Every player is told
+ * Pair i (0-based) starts from opening i: with a book, its line (i + an offset drawn from
+ * the seed) modulo the number of lines, played from the start position; then
+ * `opening_plies` random turns (uniform over the actions, turn by turn) drawn from a
+ * generator seeded by (seed, i) and redrawn when they would end the game.  Game 2i has A as White,
+ * game 2i+1 has A as Black, both from that opening.  Every player is told
  * player_new_game(seed_of(seed, game)) before a game and gets a per-action seed derived
  * from (seed, game, action number), so a game is a pure function of (seed, its index,
  * the specs) whenever the players are deterministic (budgets in playouts or depth, one
@@ -34,6 +35,7 @@
 
 #include "../games/game.h"
 #include "elo.h"
+#include "selfplay.h"
 
 #define MATCH_MAX_ACTIONS 8192 /* actions kept per game for its record */
 
@@ -78,6 +80,7 @@ typedef struct match_opts {
     gk_pos_t start;              /* unfinished turn-boundary start position */
     int games;                   /* even, >= 2 */
     int opening_plies;           /* random turns before the players take over */
+    const sp_book_t *book;       /* opening lines (from the game's start position), or NULL */
     uint64_t seed;
     int threads; /* games at once (>= 1) */
     bool sprt;
