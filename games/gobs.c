@@ -306,17 +306,20 @@ static void memo_new_root(memo_t *m, const gk_pos_t *p) {
     for (int s = 0; s < GOBS_SQUARES; s++) m->idx[s] = p->b.cell[s] == oc ? (uint8_t)k++ : 0;
 }
 
-/* Keys that share a flipped set (the landings of one leg) land in neighbouring slots,
- * so they share cache lines. */
 static inline size_t memo_slot(uint64_t key, size_t cap) {
-    const uint64_t h = (key >> 7) * 0x9E3779B97F4A7C15ull;
-    return (size_t)((h >> 24) + (key & 127)) & (cap - 1);
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 24) & (cap - 1);
 }
+
+/* Probe runs are bounded: a key stored farther away is merely missed (and counted
+ * again), so a table that reached its size cap can keep working as a lossy cache. */
+#define MEMO_PROBES  32
+#define MEMO_MAX_CAP ((size_t)1 << 25) /* 512 MB per table */
 
 static bool memo_get(const memo_t *m, uint64_t key, uint64_t *val) {
     if (!m->e) return false;
     const uint64_t tagged = key | m->gen;
-    for (size_t i = memo_slot(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+    size_t i = memo_slot(key, m->cap);
+    for (int k = 0; k < MEMO_PROBES; k++, i = (i + 1) & (m->cap - 1)) {
         const memo_ent_t *e = &m->e[i];
         if (e->key == tagged) {
             *val = e->val;
@@ -324,6 +327,7 @@ static bool memo_get(const memo_t *m, uint64_t key, uint64_t *val) {
         }
         if ((e->key & MEMO_GEN_MASK) != m->gen) return false;
     }
+    return false;
 }
 
 /* Zeroed table (fresh pages from calloc); big ones asked onto 2 MB pages, because the
@@ -341,29 +345,39 @@ static memo_ent_t *memo_alloc(size_t n) {
     return e;
 }
 
-/* Stores a value; on allocation failure the memo simply forgets (counts stay exact). */
+/* Stores a value.  The table doubles at load 1/2 up to MEMO_MAX_CAP; past that, or
+ * when memory runs out, an entry may replace another (counts stay exact, only slower). */
 static void memo_put(memo_t *m, uint64_t key, uint64_t val) {
-    if (!m->e || 4 * (m->used + 1) > 3 * m->cap) { /* load <= 3/4 */
+    if (!m->e || (2 * (m->used + 1) > m->cap && m->cap < MEMO_MAX_CAP)) {
         const size_t ncap = m->e ? 2 * m->cap : (size_t)1 << 14;
         memo_ent_t *ne = memo_alloc(ncap);
-        if (!ne) return;
-        for (size_t i = 0; m->e && i < m->cap; i++) {
-            if ((m->e[i].key & MEMO_GEN_MASK) != m->gen) continue;
-            size_t j = memo_slot(m->e[i].key & ~MEMO_GEN_MASK, ncap);
-            while ((ne[j].key & MEMO_GEN_MASK) == m->gen) j = (j + 1) & (ncap - 1);
-            ne[j] = m->e[i];
+        if (ne) {
+            for (size_t i = 0; m->e && i < m->cap; i++) {
+                if ((m->e[i].key & MEMO_GEN_MASK) != m->gen) continue;
+                size_t j = memo_slot(m->e[i].key & ~MEMO_GEN_MASK, ncap);
+                while ((ne[j].key & MEMO_GEN_MASK) == m->gen) j = (j + 1) & (ncap - 1);
+                ne[j] = m->e[i];
+            }
+            free(m->e);
+            m->e = ne;
+            m->cap = ncap;
         }
-        free(m->e);
-        m->e = ne;
-        m->cap = ncap;
+        if (!m->e) return;
     }
     const uint64_t tagged = key | m->gen;
-    size_t i = memo_slot(key, m->cap);
-    while ((m->e[i].key & MEMO_GEN_MASK) == m->gen && m->e[i].key != tagged)
-        i = (i + 1) & (m->cap - 1);
-    if (m->e[i].key != tagged) m->used++;
-    m->e[i].key = tagged;
-    m->e[i].val = val;
+    const size_t home = memo_slot(key, m->cap);
+    size_t i = home;
+    for (int k = 0; k < MEMO_PROBES; k++, i = (i + 1) & (m->cap - 1)) {
+        memo_ent_t *e = &m->e[i];
+        if (e->key == tagged || (e->key & MEMO_GEN_MASK) != m->gen) {
+            if (e->key != tagged) m->used++;
+            e->key = tagged;
+            e->val = val;
+            return;
+        }
+    }
+    m->e[home].key = tagged; /* full run: replace */
+    m->e[home].val = val;
 }
 
 static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d);
