@@ -712,7 +712,12 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
             snprintf(err, errcap, "move text is too long");
             return -1;
         }
-        low[len] = (char)tolower((unsigned char)text[len]);
+        const unsigned char ch = (unsigned char)text[len];
+        if (ch <= ' ' || ch > '~') { /* also keeps the error messages one printable line */
+            snprintf(err, errcap, "move contains a space, control or non-ASCII character");
+            return -1;
+        }
+        low[len] = (char)tolower(ch);
     }
     low[len] = 0;
     if (p->result != GK_ONGOING) {
