@@ -1,0 +1,151 @@
+/* cli/cmd_solitaire.c -- `gounki solitaire`: solve the one-player Gobs puzzle. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../games/solitaire.h"
+#include "cli.h"
+
+const char cmd_solitaire_summary[] = "solve the one-player Gobs puzzle (shortest, proven)";
+
+static const char help[] =
+    "usage: gounki solitaire N [--preflip SQUARE] [--fixed SQUARES] [--max-nodes N]\n"
+    "                          [--time S] [--hash MB]\n"
+    "Finds a shortest solution of the one-player Gobs puzzle on an N x N square (N = 2..7)\n"
+    "and proves it shortest (IDA* with a transposition table).  A move 'd4xd5-d6': the piece\n"
+    "on d4 jumps the adjacent piece on d5 (which turns over) and lands on d6.  Rules and\n"
+    "every decision: docs/RULES.md, \"Gobs solitaire\".  The square covers files and ranks\n"
+    "(9-N)/2+1 .. (9-N)/2+N (2x2 = d4 e4 d5 e5, 3x3 = d4..f6, 7x7 = b2..h8).\n"
+    "  --preflip SQUARE   the piece on SQUARE starts white side up and moves first\n"
+    "  --fixed SQUARES    comma-separated squares (\"e5,d4\") of fixed pieces: they never\n"
+    "                     move, turn over nor get jumped, and need not end white\n"
+    "  --max-nodes N      give up after N positions (default: no limit)\n"
+    "  --time S           give up after S seconds (default: no limit)\n"
+    "  --hash MB          transposition table size (default 256)\n"
+    "Exit status: 0 solved, 1 not solved (budget spent, or no solution), 2 usage.\n";
+
+static void print_board(const gs_state_t *s) {
+    for (int r = GS_SIZE - 1; r >= 0; r--) {
+        printf("%d ", r + 1);
+        for (int f = 0; f < GS_SIZE; f++) printf(" %c", ".bwF"[s->cell[9 * r + f]]);
+        putchar('\n');
+    }
+    printf("   a b c d e f g h i\n");
+}
+
+int cmd_solitaire(int argc, char **argv) {
+    static const struct option opts[] = {{"preflip", required_argument, 0, 'p'},
+                                         {"fixed", required_argument, 0, 'f'},
+                                         {"max-nodes", required_argument, 0, 'n'},
+                                         {"time", required_argument, 0, 't'},
+                                         {"hash", required_argument, 0, 'H'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *preflip = NULL, *fixed = NULL;
+    uint64_t max_nodes = 0;
+    double seconds = 0;
+    long hash_mb = 256, n;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(help, stdout); return CLI_OK;
+        case 'p':
+            if (preflip) {
+                cli_error("solitaire", "--preflip given twice");
+                return CLI_USAGE;
+            }
+            preflip = optarg;
+            break;
+        case 'f':
+            if (fixed) {
+                cli_error("solitaire", "--fixed given twice (list the squares with commas)");
+                return CLI_USAGE;
+            }
+            fixed = optarg;
+            break;
+        case 'n':
+            if (cli_parse_u64("solitaire", "--max-nodes", optarg, &max_nodes)) return CLI_USAGE;
+            break;
+        case 't':
+            if (cli_parse_double("solitaire", "--time", optarg, 0.001, 1e7, &seconds))
+                return CLI_USAGE;
+            break;
+        case 'H':
+            if (cli_parse_long("solitaire", "--hash", optarg, 1, 1 << 20, &hash_mb))
+                return CLI_USAGE;
+            break;
+        default: return cli_bad_option("solitaire", argc, argv);
+        }
+    }
+    if (optind != argc - 1) {
+        cli_error("solitaire",
+                  optind >= argc ? "missing N (see 'gounki solitaire --help')"
+                                 : "unexpected argument '%s'",
+                  argv[argc - 1]);
+        return CLI_USAGE;
+    }
+    if (cli_parse_long("solitaire", "N", argv[optind], GS_MIN_N, GS_MAX_N, &n)) return CLI_USAGE;
+
+    gs_problem_t prob;
+    int err = gs_problem_init(&prob, (int)n);
+    if (!err && fixed) {
+        err = gs_problem_fix(&prob, fixed);
+        if (err) {
+            cli_error("solitaire", "--fixed: '%s': %s", fixed, gs_strerror(err));
+            return CLI_USAGE;
+        }
+    }
+    if (!err && preflip) {
+        prob.preflip = gs_square_parse(preflip);
+        if (prob.preflip < 0) {
+            cli_error("solitaire", "--preflip: '%s': %s", preflip, gs_strerror(prob.preflip));
+            return CLI_USAGE;
+        }
+    }
+    if (!err) err = gs_problem_check(&prob);
+    if (err) {
+        cli_error("solitaire", "%s", gs_strerror(err));
+        return CLI_USAGE;
+    }
+
+    gs_state_t s;
+    gs_start(&prob, &s);
+    printf("Gobs solitaire %ldx%ld\n", n, n);
+    print_board(&s);
+    fflush(stdout);
+
+    gs_limits_t lim = {max_nodes, seconds, (size_t)hash_mb << 20};
+    static gs_result_t res; /* large; one call per process */
+    err = gs_solve(&prob, &lim, &res);
+    if (err) {
+        cli_error("solitaire", "%s", gs_strerror(err));
+        return CLI_FAIL;
+    }
+    if (res.status == GS_SOLVED) {
+        for (int i = 0; i < res.len; i++) {
+            char buf[9];
+            gs_move_text(res.moves[i], buf);
+            if (!gs_play(&s, res.moves[i])) {
+                cli_error("solitaire", "internal error: move %d %s is illegal", i + 1, buf);
+                return CLI_FAIL;
+            }
+            printf("%d. %s\n", i + 1, buf);
+        }
+        if (!gs_is_goal(&prob, &s)) {
+            cli_error("solitaire", "internal error: the solution does not reach the goal");
+            return CLI_FAIL;
+        }
+        print_board(&s);
+    }
+    printf("nodes %llu, time %.3f s\n", (unsigned long long)res.nodes, res.seconds);
+    if (res.status == GS_SOLVED) {
+        printf("solved in %d moves, shortest: proven\n", res.len);
+        return CLI_OK;
+    }
+    if (res.status == GS_NONE)
+        printf("no solution: every reachable position searched\n");
+    else
+        printf("not solved within budget: %llu nodes, best lower bound %d\n",
+               (unsigned long long)res.nodes, res.lower_bound);
+    return CLI_FAIL;
+}

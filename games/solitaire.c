@@ -1,0 +1,453 @@
+/* games/solitaire.c -- the one-player Gobs puzzle: rules and a proving IDA* solver. */
+#include "solitaire.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const int dfile[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+static const int drank[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+
+int gs_square_parse(const char *s) {
+    if (!s) return GS_ERR_PARSE;
+    int f = s[0] >= 'A' && s[0] <= 'I' ? s[0] - 'A' : s[0] - 'a';
+    if (f < 0 || f >= GS_SIZE || s[1] < '1' || s[1] > '9' || s[2] != '\0') return GS_ERR_PARSE;
+    return 9 * (s[1] - '1') + f;
+}
+
+void gs_square_text(int sq, char out[3]) {
+    out[0] = (char)('a' + sq % 9);
+    out[1] = (char)('1' + sq / 9);
+    out[2] = '\0';
+}
+
+void gs_move_text(gs_move_t m, char out[9]) {
+    gs_square_text(m.from, out);
+    out[2] = 'x';
+    gs_square_text(m.over, out + 3);
+    out[5] = '-';
+    gs_square_text(m.to, out + 6);
+}
+
+const char *gs_strerror(int err) {
+    switch (err) {
+    case GS_ERR_SIZE: return "the square size must be 2..7";
+    case GS_ERR_PREFLIP: return "the pre-flipped square must hold a piece of the square";
+    case GS_ERR_FIXED: return "bad fixed square (or it is the pre-flipped square)";
+    case GS_ERR_NOMEM: return "out of memory";
+    case GS_ERR_PARSE: return "malformed square (expected a1..i9) or square list";
+    default: return "unknown error";
+    }
+}
+
+static int lo_of(int n) {
+    return (GS_SIZE - n) / 2;
+}
+
+int gs_problem_init(gs_problem_t *p, int n) {
+    if (n < GS_MIN_N || n > GS_MAX_N) return GS_ERR_SIZE;
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    p->preflip = -1;
+    return 0;
+}
+
+int gs_in_square(const gs_problem_t *p, int sq) {
+    int lo = lo_of(p->n), f = sq % 9, r = sq / 9;
+    return sq >= 0 && sq < GS_SQUARES && f >= lo && f < lo + p->n && r >= lo && r < lo + p->n;
+}
+
+int gs_problem_fix(gs_problem_t *p, const char *list) {
+    uint8_t fx[GS_SQUARES];
+    memcpy(fx, p->fixed, sizeof fx);
+    const char *s = list;
+    if (!s || !*s) return GS_ERR_PARSE;
+    for (;;) {
+        char buf[3];
+        size_t len = strcspn(s, ",");
+        if (len != 2) return GS_ERR_PARSE;
+        buf[0] = s[0], buf[1] = s[1], buf[2] = '\0';
+        int sq = gs_square_parse(buf);
+        if (sq < 0) return GS_ERR_PARSE;
+        fx[sq] = 1;
+        if (s[2] == '\0') break;
+        s += 3; /* past the comma; an empty item after it fails above */
+    }
+    memcpy(p->fixed, fx, sizeof fx);
+    return 0;
+}
+
+int gs_problem_check(const gs_problem_t *p) {
+    if (p->n < GS_MIN_N || p->n > GS_MAX_N) return GS_ERR_SIZE;
+    for (int sq = 0; sq < GS_SQUARES; sq++)
+        if (p->fixed[sq] > 1) return GS_ERR_FIXED;
+    if (p->preflip != -1) {
+        if (!gs_in_square(p, p->preflip)) return GS_ERR_PREFLIP;
+        if (p->fixed[p->preflip]) return GS_ERR_FIXED;
+    }
+    return 0;
+}
+
+void gs_start(const gs_problem_t *p, gs_state_t *s) {
+    for (int sq = 0; sq < GS_SQUARES; sq++)
+        s->cell[sq] = p->fixed[sq] ? GS_FIXED : gs_in_square(p, sq) ? GS_BLACK : GS_EMPTY;
+    if (p->preflip >= 0) s->cell[p->preflip] = GS_WHITE;
+    s->first = (int8_t)p->preflip;
+}
+
+static int movable(int c) {
+    return c == GS_BLACK || c == GS_WHITE;
+}
+
+int gs_play(gs_state_t *s, gs_move_t m) {
+    if (m.from >= GS_SQUARES || m.over >= GS_SQUARES || m.to >= GS_SQUARES) return 0;
+    int df = m.over % 9 - m.from % 9, dr = m.over / 9 - m.from / 9;
+    if (df < -1 || df > 1 || dr < -1 || dr > 1 || (df == 0 && dr == 0)) return 0;
+    int tf = m.over % 9 + df, tr = m.over / 9 + dr;
+    if (tf < 0 || tf >= GS_SIZE || tr < 0 || tr >= GS_SIZE || 9 * tr + tf != m.to) return 0;
+    if (!movable(s->cell[m.from]) || !movable(s->cell[m.over]) || s->cell[m.to] != GS_EMPTY)
+        return 0;
+    if (s->first >= 0 && m.from != s->first) return 0;
+    s->cell[m.to] = s->cell[m.from];
+    s->cell[m.from] = GS_EMPTY;
+    s->cell[m.over] = s->cell[m.over] == GS_BLACK ? GS_WHITE : GS_BLACK;
+    s->first = -1;
+    return 1;
+}
+
+int gs_is_goal(const gs_problem_t *p, const gs_state_t *s) {
+    for (int sq = 0; sq < GS_SQUARES; sq++)
+        if (gs_in_square(p, sq) && !p->fixed[sq] && s->cell[sq] != GS_WHITE) return 0;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- solver ---- */
+
+/* Transposition table entry: the full position (occupancy and white sets over 81
+ * squares, fixed pieces included) so that a hit is never a collision, and the largest
+ * remaining budget with which the position is known to have no solution.  "No solution
+ * within r moves" is a fact about the position alone, so entries stay valid across
+ * iterations. */
+typedef struct tt_entry {
+    uint64_t occ_lo, white_lo;
+    uint64_t hi; /* bits 0-16 occ_hi, 17-33 white_hi, 34-41 budget + 1 (0 = empty) */
+} tt_entry_t;
+
+enum { TT_WAYS = 4 };
+
+typedef struct ctx {
+    uint8_t cell[GS_SQUARES];
+    int8_t nbr[GS_SQUARES][8]; /* neighbour in each direction, or -1 */
+    uint8_t dist[GS_SQUARES];  /* jumps from a square to the nearest goal square of its class */
+    uint64_t occ[2], white[2];
+    int nblack, sumdist, first;
+    int nb[4], sd[4]; /* the same per class (file parity, rank parity) */
+    tt_entry_t *tt;
+    size_t tt_mask; /* number of buckets - 1 */
+    uint64_t nodes, max_nodes;
+    double t0, max_seconds;
+    int aborted;
+    int next_bound;
+    int nsym;                   /* symmetries of the problem other than the identity */
+    uint8_t sym[7][GS_SQUARES]; /* their square maps */
+    gs_move_t path[GS_MAX_LEN];
+} ctx_t;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void bit_flip(uint64_t b[2], int sq) {
+    b[sq >> 6] ^= (uint64_t)1 << (sq & 63);
+}
+
+static uint64_t mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+static uint64_t key_hi(const ctx_t *c) {
+    return c->occ[1] | c->white[1] << 17;
+}
+
+static tt_entry_t *tt_bucket(const ctx_t *c) {
+    uint64_t h = mix64(c->occ[0] ^ mix64(c->white[0] ^ mix64(key_hi(c))));
+    return c->tt + (h & c->tt_mask) * TT_WAYS;
+}
+
+/* The budget with which this position is known to fail, or -1. */
+static int tt_probe(const ctx_t *c) {
+    const tt_entry_t *e = tt_bucket(c);
+    uint64_t hi = key_hi(c);
+    for (int i = 0; i < TT_WAYS; i++)
+        if (e[i].occ_lo == c->occ[0] && e[i].white_lo == c->white[0] &&
+            (e[i].hi & 0x3ffffffffULL) == hi && (e[i].hi >> 34) != 0)
+            return (int)(e[i].hi >> 34) - 1;
+    return -1;
+}
+
+static void tt_store(const ctx_t *c, int budget) {
+    tt_entry_t *e = tt_bucket(c), *victim = e;
+    uint64_t hi = key_hi(c);
+    for (int i = 0; i < TT_WAYS; i++) {
+        if (e[i].occ_lo == c->occ[0] && e[i].white_lo == c->white[0] &&
+            (e[i].hi & 0x3ffffffffULL) == hi) {
+            victim = &e[i];
+            if ((int)(e[i].hi >> 34) - 1 >= budget) return;
+            break;
+        }
+        /* Keep the entries that cut the most: replace the one with the smallest budget. */
+        if ((e[i].hi >> 34) < (victim->hi >> 34)) victim = &e[i];
+    }
+    victim->occ_lo = c->occ[0];
+    victim->white_lo = c->white[0];
+    victim->hi = hi | (uint64_t)(budget + 1) << 34;
+}
+
+static int cls(int sq) {
+    return (sq % 9 & 1) * 2 + (sq / 9 & 1);
+}
+
+/* Admissible distance to the goal.  Each move turns over exactly one movable piece, so at
+ * least nblack moves remain; each move carries one piece one jump, so at least sumdist
+ * remain.  Sharper, per class k of squares (file and rank parity, which a jumping piece
+ * keeps): the jumped piece is never of the jumper's class (it is one step away), so a
+ * move either turns over a class-k piece or moves one, never both: at least
+ * nb[k] + sd[k] moves remain.  Every move changes nblack by one, so the remaining length
+ * has the parity of nblack. */
+static int heur(const int nb[4], const int sd[4]) {
+    int tb = 0, ts = 0, h = 0;
+    for (int k = 0; k < 4; k++) {
+        tb += nb[k], ts += sd[k];
+        if (nb[k] + sd[k] > h) h = nb[k] + sd[k];
+    }
+    if (tb > h) h = tb;
+    if (ts > h) h = ts;
+    return h + ((h - tb) & 1);
+}
+
+static void apply(ctx_t *c, int from, int over, int to) {
+    c->cell[to] = c->cell[from];
+    c->cell[from] = GS_EMPTY;
+    bit_flip(c->occ, from);
+    bit_flip(c->occ, to);
+    if (c->cell[to] == GS_WHITE) {
+        bit_flip(c->white, from);
+        bit_flip(c->white, to);
+    }
+    c->nblack += c->cell[over] == GS_BLACK ? -1 : 1;
+    c->nb[cls(over)] += c->cell[over] == GS_BLACK ? -1 : 1;
+    c->sd[cls(to)] += c->dist[to] - c->dist[from];
+    c->cell[over] = c->cell[over] == GS_BLACK ? GS_WHITE : GS_BLACK;
+    bit_flip(c->white, over);
+    c->sumdist += c->dist[to] - c->dist[from];
+}
+
+typedef struct cand {
+    uint8_t from, over, to;
+    uint16_t key; /* try the smallest estimate first, then the fewest jumps home */
+} cand_t;
+
+static void xform(const uint8_t *map, const uint64_t in[2], uint64_t out[2]) {
+    out[0] = out[1] = 0;
+    for (int sq = 0; sq < GS_SQUARES; sq++)
+        if (in[sq >> 6] >> (sq & 63) & 1) bit_flip(out, map[sq]);
+}
+
+/* Near the root, children that a symmetry of the current position maps onto each other
+ * have mirrored subtrees: search one of each.  Deeper positions are rarely symmetric, so
+ * this is tried only at the first plies, where it divides the work by up to 8. */
+static int dedupe_symmetric(ctx_t *c, cand_t *list, int n) {
+    int stab[7], ns = 0;
+    for (int t = 0; t < c->nsym; t++) {
+        uint64_t o[2], w[2];
+        xform(c->sym[t], c->occ, o);
+        xform(c->sym[t], c->white, w);
+        if (o[0] == c->occ[0] && o[1] == c->occ[1] && w[0] == c->white[0] && w[1] == c->white[1])
+            stab[ns++] = t;
+    }
+    if (ns == 0) return n;
+    uint64_t kept[8 * GS_SQUARES][4];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        apply(c, list[i].from, list[i].over, list[i].to);
+        uint64_t me[4] = {c->occ[0], c->occ[1], c->white[0], c->white[1]};
+        int dup = 0;
+        for (int t = 0; t < ns && !dup; t++) {
+            uint64_t im[4];
+            xform(c->sym[stab[t]], me, im);
+            xform(c->sym[stab[t]], me + 2, im + 2);
+            for (int j = 0; j < k && !dup; j++) dup = memcmp(kept[j], im, sizeof im) == 0;
+        }
+        apply(c, list[i].to, list[i].over, list[i].from);
+        if (!dup) {
+            memcpy(kept[k], me, sizeof me);
+            list[k++] = list[i];
+        }
+    }
+    return k;
+}
+
+static int dfs(ctx_t *c, int g, int bound) {
+    if (c->nblack == 0 && c->sumdist == 0) return 1;
+    int budget = bound - g;
+    if (g > 0) {
+        int known = tt_probe(c);
+        if (known >= budget) {
+            if (g + known + 2 < c->next_bound) c->next_bound = g + known + 2;
+            return 0;
+        }
+    }
+    cand_t list[8 * GS_SQUARES];
+    int n = 0;
+    for (int from = 0; from < GS_SQUARES; from++) {
+        if (!movable(c->cell[from])) continue;
+        if (g == 0 && c->first >= 0 && from != c->first) continue;
+        for (int d = 0; d < 8; d++) {
+            int over = c->nbr[from][d];
+            if (over < 0 || !movable(c->cell[over])) continue;
+            int to = c->nbr[over][d];
+            if (to < 0 || c->cell[to] != GS_EMPTY) continue;
+            int nb[4], sd[4];
+            memcpy(nb, c->nb, sizeof nb);
+            memcpy(sd, c->sd, sizeof sd);
+            nb[cls(over)] += c->cell[over] == GS_BLACK ? -1 : 1;
+            sd[cls(from)] += c->dist[to] - c->dist[from];
+            int h = heur(nb, sd);
+            int sd_all = c->sumdist + c->dist[to] - c->dist[from];
+            if (g + 1 + h > bound) {
+                if (g + 1 + h < c->next_bound) c->next_bound = g + 1 + h;
+                continue;
+            }
+            /* Insertion by h keeps generation order among equals: deterministic. */
+            int i = n++;
+            int key = 64 * h + sd_all;
+            while (i > 0 && list[i - 1].key > key) list[i] = list[i - 1], i--;
+            list[i] = (cand_t){(uint8_t)from, (uint8_t)over, (uint8_t)to, (uint16_t)key};
+        }
+    }
+    if (g < 3 && c->nsym) n = dedupe_symmetric(c, list, n);
+    for (int i = 0; i < n; i++) {
+        if ((++c->nodes & 0x3fff) == 0) {
+            if (c->max_seconds > 0 && now_s() - c->t0 > c->max_seconds) c->aborted = 1;
+        }
+        if (c->max_nodes && c->nodes > c->max_nodes) c->aborted = 1;
+        if (c->aborted) return 0;
+        cand_t m = list[i];
+        apply(c, m.from, m.over, m.to);
+        c->path[g] = (gs_move_t){m.from, m.over, m.to};
+        int found = dfs(c, g + 1, bound);
+        apply(c, m.to, m.over, m.from); /* the reverse jump flips the same piece back */
+        if (found) return 1;
+        if (c->aborted) return 0;
+    }
+    if (g > 0) tt_store(c, budget);
+    return 0;
+}
+
+static void ctx_setup(ctx_t *c, const gs_problem_t *p) {
+    gs_state_t s;
+    gs_start(p, &s);
+    memcpy(c->cell, s.cell, sizeof c->cell);
+    c->first = s.first;
+    c->occ[0] = c->occ[1] = c->white[0] = c->white[1] = 0;
+    c->nblack = c->sumdist = 0;
+    memset(c->nb, 0, sizeof c->nb);
+    memset(c->sd, 0, sizeof c->sd);
+    for (int sq = 0; sq < GS_SQUARES; sq++) {
+        int f = sq % 9, r = sq / 9;
+        for (int d = 0; d < 8; d++) {
+            int nf = f + dfile[d], nr = r + drank[d];
+            c->nbr[sq][d] = (int8_t)(nf >= 0 && nf < 9 && nr >= 0 && nr < 9 ? 9 * nr + nf : -1);
+        }
+        /* A jump moves a piece two files and/or two ranks: its file and rank parities
+         * never change, and it covers Chebyshev distance 2 per move. */
+        int best = 99;
+        for (int t = 0; t < GS_SQUARES; t++) {
+            int tf = t % 9, tr = t / 9;
+            if (!gs_in_square(p, t) || p->fixed[t] || (tf - f) % 2 || (tr - r) % 2) continue;
+            int df = abs(tf - f) / 2, dr = abs(tr - r) / 2;
+            int dd = df > dr ? df : dr;
+            if (dd < best) best = dd;
+        }
+        c->dist[sq] = (uint8_t)(best == 99 ? 0 : best);
+        if (s.cell[sq] != GS_EMPTY) bit_flip(c->occ, sq);
+        if (s.cell[sq] == GS_WHITE) bit_flip(c->white, sq);
+        if (s.cell[sq] == GS_BLACK) c->nblack++, c->nb[cls(sq)]++;
+        if (movable(s.cell[sq])) c->sumdist += c->dist[sq], c->sd[cls(sq)] += c->dist[sq];
+    }
+    /* The symmetries of the board that keep the square, the fixed pieces and the
+     * pre-flipped square in place (all 8 for odd N without options; for even N the
+     * off-centre square leaves only the diagonal a1-i9). */
+    c->nsym = 0;
+    for (int t = 1; t < 8; t++) {
+        uint8_t *map = c->sym[c->nsym];
+        int ok = 1;
+        for (int sq = 0; sq < GS_SQUARES && ok; sq++) {
+            int f = sq % 9, r = sq / 9;
+            if (t & 1) {
+                int x = f;
+                f = r, r = x;
+            }
+            if (t & 2) f = 8 - f;
+            if (t & 4) r = 8 - r;
+            map[sq] = (uint8_t)(9 * r + f);
+            ok = gs_in_square(p, sq) == gs_in_square(p, map[sq]) &&
+                 p->fixed[sq] == p->fixed[map[sq]];
+        }
+        if (ok && p->preflip >= 0) ok = map[p->preflip] == p->preflip;
+        if (ok) c->nsym++;
+    }
+}
+
+int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
+    ctx_t *c = calloc(1, sizeof *c);
+    if (!c) return GS_ERR_NOMEM;
+    size_t buckets = 1;
+    while (buckets * 2 * TT_WAYS * sizeof(tt_entry_t) <= lim->tt_bytes) buckets *= 2;
+    c->tt = calloc(buckets * TT_WAYS, sizeof(tt_entry_t));
+    if (!c->tt) {
+        free(c);
+        return GS_ERR_NOMEM;
+    }
+    c->tt_mask = buckets - 1;
+    ctx_setup(c, p);
+    c->max_nodes = lim->max_nodes;
+    c->max_seconds = lim->max_seconds;
+    c->t0 = now_s();
+
+    memset(res, 0, sizeof *res);
+    int bound = heur(c->nb, c->sd);
+    res->status = GS_BUDGET;
+    for (;;) {
+        res->lower_bound = bound;
+        if (bound > GS_MAX_LEN) break;
+        c->next_bound = INT_MAX;
+        if (dfs(c, 0, bound)) {
+            res->status = GS_SOLVED;
+            res->len = bound;
+            memcpy(res->moves, c->path, (size_t)bound * sizeof c->path[0]);
+            break;
+        }
+        if (c->aborted) break;
+        if (c->next_bound == INT_MAX) {
+            /* Nothing was cut by the bound nor by the table: every reachable position
+             * has been seen, and none is a goal. */
+            res->status = GS_NONE;
+            break;
+        }
+        bound = c->next_bound;
+    }
+    res->nodes = c->nodes;
+    res->seconds = now_s() - c->t0;
+    free(c->tt);
+    free(c);
+    return 0;
+}

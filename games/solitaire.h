@@ -1,0 +1,75 @@
+/*
+ * games/solitaire.h -- the one-player Gobs puzzle ("Le Gobs pour jouer seul") and a solver
+ * that finds a shortest solution and proves it shortest (IDA* with a transposition table).
+ *
+ * NOTE: this header was accidentally overwritten at 22:59 by the Gobs rules helper, who
+ * had not seen that another engineer was writing games/solitaire.c and
+ * cli/cmd_solitaire.c; it was rebuilt from what those two files use.  The owner of
+ * solitaire.c should check it against their own copy and restore their comments.
+ *
+ * Squares are 9 * rank + file, 0-based (a1 = 0, i9 = 80).  Error codes are negative.
+ */
+#ifndef GK_SOLITAIRE_H
+#define GK_SOLITAIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { GS_SIZE = 9, GS_SQUARES = 81, GS_MIN_N = 2, GS_MAX_N = 7, GS_MAX_LEN = 255 };
+enum { GS_EMPTY = 0, GS_BLACK = 1, GS_WHITE = 2, GS_FIXED = 3 };
+enum {
+    GS_ERR_SIZE = -1,
+    GS_ERR_PREFLIP = -2,
+    GS_ERR_FIXED = -3,
+    GS_ERR_NOMEM = -4,
+    GS_ERR_PARSE = -5,
+};
+enum { GS_SOLVED = 0, GS_NONE = 1, GS_BUDGET = 2 };
+
+typedef struct gs_problem {
+    int n;                     /* size of the square, GS_MIN_N..GS_MAX_N */
+    int preflip;               /* square of the piece that starts white and moves first, or -1 */
+    uint8_t fixed[GS_SQUARES]; /* 1 = a fixed piece */
+} gs_problem_t;
+
+typedef struct gs_state {
+    uint8_t cell[GS_SQUARES]; /* GS_EMPTY, GS_BLACK, GS_WHITE, GS_FIXED */
+    int8_t first;             /* the piece that must move first, or -1 */
+} gs_state_t;
+
+typedef struct gs_move {
+    uint8_t from, over, to;
+} gs_move_t;
+
+typedef struct gs_limits {
+    uint64_t max_nodes; /* 0 = no limit */
+    double max_seconds; /* 0 = no limit */
+    size_t tt_bytes;    /* transposition table size */
+} gs_limits_t;
+
+typedef struct gs_result {
+    int status;      /* GS_SOLVED, GS_NONE, GS_BUDGET */
+    int len;         /* moves of the solution (GS_SOLVED) */
+    int lower_bound; /* no solution is shorter */
+    uint64_t nodes;
+    double seconds;
+    gs_move_t moves[GS_MAX_LEN];
+} gs_result_t;
+
+int gs_square_parse(const char *s);
+void gs_square_text(int sq, char out[3]);
+void gs_move_text(gs_move_t m, char out[9]);
+const char *gs_strerror(int err);
+
+int gs_problem_init(gs_problem_t *p, int n);
+int gs_in_square(const gs_problem_t *p, int sq);
+int gs_problem_fix(gs_problem_t *p, const char *list);
+int gs_problem_check(const gs_problem_t *p);
+
+void gs_start(const gs_problem_t *p, gs_state_t *s);
+int gs_play(gs_state_t *s, gs_move_t m);
+int gs_is_goal(const gs_problem_t *p, const gs_state_t *s);
+
+int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res);
+
+#endif

@@ -1,0 +1,55 @@
+#!/bin/bash
+# tests/test_solitaire_cli.sh -- `gounki solitaire`: output, exit codes, strict flags.
+set -u
+fail=0
+T=${TMPDIR:-/tmp}/test_solitaire_cli.$$
+mkdir -p "$T"
+trap 'rm -rf "$T"' EXIT
+bad() { echo "FAIL: $*"; fail=1; }
+has() { grep -q -e "$2" "$1" || bad "$3 (looked for '$2' in $1)"; }
+expect_rc() { # WANT DESC ARGS...
+    local want=$1 desc=$2
+    shift 2
+    "$GOUNKI" solitaire "$@" > "$T/out" 2> "$T/err"
+    local rc=$?
+    [ $rc = "$want" ] || bad "$desc: exit $rc, wanted $want ($(head -c 200 "$T/err"))"
+}
+
+expect_rc 0 "2x2" 2
+has "$T/out" "^12\. " "2x2 prints 12 moves"
+grep -q "^13\. " "$T/out" && bad "2x2 printed a 13th move"
+has "$T/out" "solved in 12 moves, shortest: proven" "2x2 proof line"
+has "$T/out" "^1\. [a-i][1-9]x[a-i][1-9]-[a-i][1-9]$" "move notation"
+has "$T/out" "^nodes [0-9]*, time " "node count line"
+
+expect_rc 0 "3x3 preflip" 3 --preflip e4
+has "$T/out" "^1\. e4x" "pre-flipped piece moves first"
+has "$T/out" "solved in 10 moves" "3x3 pre-flipped length"
+expect_rc 0 "fixed" 3 --fixed e5
+has "$T/out" "solved in 8 moves" "3x3 fixed e5 length"
+expect_rc 1 "no solution" 3 --preflip d4
+has "$T/out" "no solution" "corner pre-flip cannot move first"
+expect_rc 1 "budget" 3 --max-nodes 1000
+has "$T/out" "not solved within budget: [0-9]* nodes, best lower bound [0-9]*" "budget line"
+
+expect_rc 0 "help" --help
+has "$T/out" "usage: gounki solitaire" "help text"
+expect_rc 2 "no N"
+expect_rc 2 "N too small" 1
+expect_rc 2 "N too big" 8
+expect_rc 2 "N not a number" 3x
+expect_rc 2 "extra argument" 3 4
+expect_rc 2 "unknown flag" 3 --frobnicate
+expect_rc 2 "missing value" 3 --preflip
+expect_rc 2 "bad square" 3 --preflip j4
+expect_rc 2 "preflip outside" 3 --preflip a1
+expect_rc 2 "preflip fixed" 3 --preflip e4 --fixed e4
+expect_rc 2 "bad list" 3 --fixed e5,,d4
+expect_rc 2 "trailing comma" 3 --fixed e5,
+expect_rc 2 "fixed twice" 3 --fixed e5 --fixed d4
+expect_rc 2 "bad nodes" 3 --max-nodes -5
+expect_rc 2 "bad time" 3 --time 0
+expect_rc 2 "bad hash" 3 --hash 0
+has "$T/err" "^gounki solitaire: " "one-line error prefix"
+
+exit $fail
