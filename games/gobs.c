@@ -703,6 +703,15 @@ static int find_action(const gk_action_t *list, int n, gk_action_t a) {
     return -1;
 }
 
+/* A short-variant elimination's shape: an enemy exactly 2 squares away in a line, the
+ * square between empty (whether a placement square exists is checked apart). */
+static bool short_elim_shape(const gk_pos_t *p, int from, int to) {
+    for (int d = 0; d < 8; d++)
+        if (raylen[from][d] >= 2 && ray[from][d][1] == to)
+            return p->b.cell[ray[from][d][0]] == GOBS_EMPTY && p->b.cell[to] == 2 - p->stm;
+    return false;
+}
+
 static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq, int cap,
                            char *err, size_t errcap) {
     char low[GK_MOVE_TEXT_MAX];
@@ -790,14 +799,23 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
         if (find_action(list, nl, a) < 0) {
             if (sep == '-')
                 snprintf(err, errcap, "%s-%s is not a legal slide", n1, n2);
-            else if (shrt && find_action(list, nl, gobs_act(GOBS_ACT_ELIM, from, to, from)) < 0 &&
-                     p->b.cell[to] == 2 - p->stm) {
-                snprintf(err, errcap, "%sx%s is not a legal elimination", n1, n2);
-            } else if (shrt) {
+            else if (shrt && short_elim_shape(p, from, to)) {
+                /* The capture itself is fine: the placement is what fails. */
+                const char *victim = p->stm == GK_WHITE ? "Black" : "White";
+                const int rank = first_row(1 - p->stm) + 1;
+                uint8_t pl[9];
                 char n3[3];
                 sq_name(place, n3);
-                snprintf(err, errcap, "%sx%s/%s: %s is not an empty square of the %s first rank",
-                         n1, n2, n3, n3, p->stm == GK_WHITE ? "black" : "white");
+                if (placements(p, from, pl) == 0)
+                    snprintf(err, errcap,
+                             "%sx%s: %s's first rank (%d) has no empty square for "
+                             "the piece",
+                             n1, n2, victim, rank);
+                else
+                    snprintf(err, errcap,
+                             "%sx%s/%s: %s is not an empty square of %s's first "
+                             "rank (%d)",
+                             n1, n2, n3, n3, victim, rank);
             } else {
                 snprintf(err, errcap, "%sx%s is not a legal elimination", n1, n2);
             }
