@@ -294,16 +294,24 @@ typedef struct {
 #define MEMO_GEN_ONE  (1ull << 60)
 #define MEMO_GEN_MASK (15ull << 60)
 
+/* Numbers the enemy pieces of p (bits of the flipped-set mask). */
+static void memo_index(memo_t *m, const gk_pos_t *p) {
+    const int oc = 2 - p->stm;
+    int k = 0;
+    for (int s = 0; s < GOBS_SQUARES; s++) m->idx[s] = p->b.cell[s] == oc ? (uint8_t)k++ : 0;
+}
+
+/* Starts the memo for a new chain root of p.  A table left empty by the previous root
+ * keeps its generation, so roots that never store cost nothing. */
 static void memo_new_root(memo_t *m, const gk_pos_t *p) {
+    memo_index(m, p);
+    if (m->gen && m->used == 0) return;
     m->gen += MEMO_GEN_ONE;
     if (m->gen == 0 || m->gen == MEMO_GEN_ONE) { /* first use, or the stamps wrapped */
         if (m->e) memset(m->e, 0, m->cap * sizeof *m->e);
         m->gen = MEMO_GEN_ONE;
     }
     m->used = 0;
-    const int oc = 2 - p->stm;
-    int k = 0;
-    for (int s = 0; s < GOBS_SQUARES; s++) m->idx[s] = p->b.cell[s] == oc ? (uint8_t)k++ : 0;
 }
 
 static inline size_t memo_slot(uint64_t key, size_t cap) {
@@ -396,22 +404,73 @@ typedef struct {
 typedef struct {
     lean_grp_t g[GOBS_SQUARES][8];
     uint8_t ng[GOBS_SQUARES];
+    bool ready[GOBS_SQUARES]; /* g[s] filled: squares are set up when first reached */
+    uint8_t cell[GOBS_SQUARES];
+    uint8_t oc;
+    bool shrt;
+    long budget; /* memo-free pass: calls left before it gives up */
     memo_t *m;
 } lean_t;
 
-static uint64_t lean_count(const lean_t *L, int cur, uint64_t mask) {
-    /* Legs first: a dead end (most states' children) never touches the memo. */
-    uint8_t land[56];
-    uint64_t cmask[56];
-    int n = 0;
-    const lean_grp_t *g = L->g[cur];
-    for (int k = 0; k < L->ng[cur]; k++) {
+static const lean_grp_t *lean_groups(lean_t *L, int s, int *ng) {
+    if (!L->ready[s]) {
+        L->ready[s] = true;
+        L->ng[s] = 0;
+        for (int d = 0; d < 8; d++) {
+            const uint8_t *r = ray[s][d];
+            const int len = raylen[s][d];
+            int k = 0;
+            while (k < len && L->cell[r[k]] == GOBS_EMPTY) k++;
+            if (k >= len || L->cell[r[k]] != L->oc || (L->shrt && k > 0)) continue;
+            lean_grp_t *g = &L->g[s][L->ng[s]];
+            g->bit = 1ull << L->m->idx[r[k]];
+            g->n = 0;
+            for (k++; k < len && L->cell[r[k]] == GOBS_EMPTY; k++) {
+                g->land[g->n++] = r[k];
+                if (L->shrt) break;
+            }
+            if (g->n) L->ng[s]++;
+        }
+    }
+    *ng = L->ng[s];
+    return L->g[s];
+}
+
+/* Children of state (cur, mask): landing squares and masks; returns their number. */
+static int lean_children(lean_t *L, int cur, uint64_t mask, uint8_t *land, uint64_t *cmask) {
+    int ng, n = 0;
+    const lean_grp_t *g = lean_groups(L, cur, &ng);
+    for (int k = 0; k < ng; k++) {
         if (mask & g[k].bit) continue;
         for (int j = 0; j < g[k].n; j++) {
             land[n] = g[k].land[j];
             cmask[n++] = mask | g[k].bit;
         }
     }
+    return n;
+}
+
+/* Most chains are a handful of states: count them without the memo, giving up (-1) when
+ * the budget of calls runs out. */
+static int64_t lean_count_small(lean_t *L, int cur, uint64_t mask) {
+    uint8_t land[56];
+    uint64_t cmask[56];
+    const int n = lean_children(L, cur, mask, land, cmask);
+    int64_t v = n;
+    for (int i = 0; i < n; i++) {
+        if (--L->budget < 0) return -1;
+        const int64_t c = lean_count_small(L, land[i], cmask[i]);
+        if (c < 0) return -1;
+        v += c;
+    }
+    return v;
+}
+
+static uint64_t lean_count(lean_t *L, int cur, uint64_t mask) {
+    /* Legs first: a dead end (most states' children) never touches the memo. */
+    uint8_t land[56];
+    uint64_t cmask[56];
+    const int n = lean_children(L, cur, mask, land, cmask);
     if (!n) return 0;
     const memo_t *m = L->m;
     const uint64_t key = mask << 7 | (uint64_t)cur;
@@ -429,33 +488,18 @@ static uint64_t lean_count(const lean_t *L, int cur, uint64_t mask) {
 
 /* Depth-1 chains from sq: with `root_end` the state itself counts (mid-turn "stop"). */
 static uint64_t lean_chains(memo_t *m, const gk_pos_t *p, int sq, bool root_end) {
-    memo_new_root(m, p);
     lean_t lt, *L = &lt;
     L->m = m;
-    uint8_t cell[GOBS_SQUARES];
-    memcpy(cell, p->b.cell, sizeof cell);
-    cell[sq] = GOBS_EMPTY;
-    const int oc = 2 - p->stm;
-    const bool shrt = p->variant == GOBS_VAR_SHORT;
-    for (int s = 0; s < GOBS_SQUARES; s++) {
-        L->ng[s] = 0;
-        if (cell[s] != GOBS_EMPTY) continue;
-        for (int d = 0; d < 8; d++) {
-            const uint8_t *r = ray[s][d];
-            const int len = raylen[s][d];
-            int k = 0;
-            while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
-            if (k >= len || cell[r[k]] != oc || (shrt && k > 0)) continue;
-            lean_grp_t *g = &L->g[s][L->ng[s]];
-            g->bit = 1ull << m->idx[r[k]];
-            g->n = 0;
-            for (k++; k < len && cell[r[k]] == GOBS_EMPTY; k++) {
-                g->land[g->n++] = r[k];
-                if (shrt) break;
-            }
-            if (g->n) L->ng[s]++;
-        }
-    }
+    memo_index(m, p);
+    memcpy(L->cell, p->b.cell, sizeof L->cell);
+    L->cell[sq] = GOBS_EMPTY;
+    memset(L->ready, 0, sizeof L->ready);
+    L->oc = (uint8_t)(2 - p->stm);
+    L->shrt = p->variant == GOBS_VAR_SHORT;
+    L->budget = 256;
+    const int64_t small = lean_count_small(L, sq, 0);
+    if (small >= 0) return (uint64_t)small + root_end;
+    memo_new_root(m, p);
     return lean_count(L, sq, 0) + root_end;
 }
 
