@@ -163,7 +163,10 @@ static int gobs_gen(const gk_pos_t *p, gk_action_t *out) {
                         out[n++] = gobs_act(GOBS_ACT_SLIDE, sq, r[1], 0);
                     } else if (cell[r[1]] == oc) {
                         uint8_t pl[9];
-                        const int np = placements(p, sq, pl);
+                        int np = placements(p, sq, pl);
+                        /* Never reached (docs/RULES.md, "Gobs: number of actions": the
+                         * most found is 771), but the buffer must not overflow. */
+                        if (n + np > GK_MAX_ACTIONS) np = GK_MAX_ACTIONS - n;
                         for (int i = 0; i < np; i++)
                             out[n++] = gobs_act(GOBS_ACT_ELIM, sq, r[1], pl[i]);
                     }
@@ -286,10 +289,25 @@ typedef struct {
     uint8_t idx[GOBS_SQUARES]; /* bit number of each enemy piece of the root position */
 } memo_t;
 
+/* Transposition table of counts at turn boundaries, remaining depth >= 2 (slides
+ * commute, so positions recur).  The key is the whole board (2 bits a square), the side
+ * to move and the depth, so a hit is never a collision; the ply is implied by the depth. */
+typedef struct {
+    uint64_t k[3], n;
+} ptt_ent_t;
+
 typedef struct {
     memo_t *lv; /* one memo per remaining depth, so nested counts do not collide */
     int nlv;
+    ptt_ent_t *tt;
+    size_t tt_mask;
 } perft_ctx_t;
+
+static void ptt_key(const gk_pos_t *p, int d, uint64_t k[3]) {
+    k[0] = k[1] = k[2] = 0;
+    for (int s = 0; s < GOBS_SQUARES; s++) k[s >> 5] |= (uint64_t)p->b.cell[s] << (2 * (s & 31));
+    k[2] |= (uint64_t)p->stm << 40 | (uint64_t)d << 48 | 1ull << 63;
+}
 
 #define MEMO_GEN_ONE  (1ull << 60)
 #define MEMO_GEN_MASK (15ull << 60)
@@ -594,6 +612,13 @@ static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d) {
         }
         return total;
     }
+    uint64_t key[3];
+    ptt_ent_t *te = NULL;
+    if (c->tt) {
+        ptt_key(p, d, key);
+        te = &c->tt[(p->hash ^ (uint64_t)d * 0x9E3779B97F4A7C15ull) & c->tt_mask];
+        if (te->k[0] == key[0] && te->k[1] == key[1] && te->k[2] == key[2]) return te->n;
+    }
     gk_action_t list[GK_MAX_ACTIONS];
     const int n = gobs_gen(p, list);
     int done_sq = -1;
@@ -608,6 +633,10 @@ static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d) {
         gobs_play(&q, list[i]);
         total += perft_rec(c, &q, d - 1);
     }
+    if (te) {
+        memcpy(te->k, key, sizeof key);
+        te->n = total;
+    }
     return total;
 }
 
@@ -617,16 +646,21 @@ static uint64_t gobs_perft(const gk_pos_t *p, int depth) {
     c.nlv = depth + 1;
     c.lv = calloc((size_t)c.nlv, sizeof *c.lv);
     if (!c.lv) return gk_perft_generic(p, depth);
+    /* 32 MB of table from depth 3 on (depth-2 nodes exist below the root); without it
+     * the counts are the same, only slower. */
+    c.tt_mask = ((size_t)1 << 20) - 1;
+    c.tt = depth >= 3 ? calloc(c.tt_mask + 1, sizeof *c.tt) : NULL;
     uint64_t v = perft_rec(&c, p, depth);
     for (int i = 0; i < c.nlv; i++) free(c.lv[i].e);
     free(c.lv);
+    free(c.tt);
     return v;
 }
 
 uint64_t gobs_chain_count(const gk_pos_t *p, int sq) {
     memo_t lv[2];
     memset(lv, 0, sizeof lv);
-    perft_ctx_t c = {lv, 2};
+    perft_ctx_t c = {lv, 2, NULL, 0};
     uint64_t v = chains_from(&c, p, sq, 1);
     free(lv[1].e);
     return v;
