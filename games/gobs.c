@@ -564,6 +564,36 @@ static uint64_t chains_from(perft_ctx_t *c, const gk_pos_t *p, int sq, int d) {
     return v;
 }
 
+/* Chains (non-empty landing sequences) of the piece on cur, walked on `cell`, which is
+ * restored before returning; -1 once the budget of legs runs out. */
+static int64_t small_chains(uint8_t *cell, int cur, int mc, int oc, bool shrt, long *budget) {
+    int64_t v = 0;
+    for (int d = 0; d < 8; d++) {
+        const uint8_t *r = ray[cur][d];
+        const int len = raylen[cur][d];
+        int k = 0;
+        if (!shrt)
+            while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
+        if (k >= len || cell[r[k]] != oc) continue;
+        const int e = r[k];
+        for (k++; k < len && cell[r[k]] == GOBS_EMPTY; k++) {
+            if (--*budget < 0) return -1;
+            const int land = r[k];
+            cell[e] = (uint8_t)mc;
+            cell[cur] = GOBS_EMPTY;
+            cell[land] = (uint8_t)mc;
+            const int64_t sub = small_chains(cell, land, mc, oc, shrt, budget);
+            cell[land] = GOBS_EMPTY;
+            cell[cur] = (uint8_t)mc;
+            cell[e] = (uint8_t)oc;
+            if (sub < 0) return -1;
+            v += 1 + sub;
+            if (shrt) break;
+        }
+    }
+    return v;
+}
+
 static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d) {
     if (d == 0) return 1;
     if (p->result != GK_ONGOING) return 0;
@@ -578,7 +608,8 @@ static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d) {
     uint64_t total = 0;
     if (d == 1) {
         /* Bulk counting: slides and eliminations need no move to be made. */
-        uint8_t pl[9];
+        uint8_t pl[9], scratch[GOBS_SQUARES];
+        bool scratch_ready = false;
         const int place_base = shrt ? placements(p, -1, pl) : 1;
         const int row = first_row(1 - p->stm);
         for (int sq = 0; sq < GOBS_SQUARES; sq++) {
@@ -608,7 +639,12 @@ static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d) {
                     if (k + 1 < len && cell[r[k + 1]] == GOBS_EMPTY) jumps = true;
                 }
             }
-            if (jumps) total += chains_from(c, p, sq, 1);
+            if (!jumps) continue;
+            /* Most chains are a few legs: walk them on a scratch board first. */
+            if (!scratch_ready) memcpy(scratch, cell, sizeof scratch), scratch_ready = true;
+            long budget = 256;
+            const int64_t small = small_chains(scratch, sq, mc, oc, shrt, &budget);
+            total += small >= 0 ? (uint64_t)small : chains_from(c, p, sq, 1);
         }
         return total;
     }
