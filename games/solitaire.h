@@ -2,12 +2,11 @@
  * games/solitaire.h -- the one-player Gobs puzzle ("Le Gobs pour jouer seul") and a solver
  * that finds a shortest solution and proves it shortest (IDA* with a transposition table).
  *
- * NOTE: this header was accidentally overwritten at 22:59 by the Gobs rules helper, who
- * had not seen that another engineer was writing games/solitaire.c and
- * cli/cmd_solitaire.c; it was rebuilt from what those two files use.  The owner of
- * solitaire.c should check it against their own copy and restore their comments.
- *
- * Squares are 9 * rank + file, 0-based (a1 = 0, i9 = 80).  Error codes are negative.
+ * The rules as implemented (placement, goal, pre-flip, fixed pieces) are in
+ * docs/RULES.md, "Gobs solitaire".  Squares are 9 * rank + file, 0-based (a1 = 0,
+ * i9 = 80).  Functions returning int give 0 (or a count / square) on success and a
+ * negative GS_ERR_* code on bad input; gs_strerror() names it in one line.  No globals:
+ * every function is reentrant.
  */
 #ifndef GK_SOLITAIRE_H
 #define GK_SOLITAIRE_H
@@ -56,20 +55,35 @@ typedef struct gs_result {
     gs_move_t moves[GS_MAX_LEN];
 } gs_result_t;
 
+/* "d4" (either case) -> square, or GS_ERR_PARSE. */
 int gs_square_parse(const char *s);
+/* Square -> "d4"; move -> "d4xd5-d6" (d4 jumps d5, which turns over, lands on d6). */
 void gs_square_text(int sq, char out[3]);
 void gs_move_text(gs_move_t m, char out[9]);
 const char *gs_strerror(int err);
 
+/* The N x N puzzle with no pre-flip and no fixed piece; GS_ERR_SIZE for a bad N. */
 int gs_problem_init(gs_problem_t *p, int n);
+/* 1 when sq lies in the problem's N x N square. */
 int gs_in_square(const gs_problem_t *p, int sq);
+/* Marks the pieces of a comma-separated square list ("e5,d4") fixed; GS_ERR_FIXED or
+ * GS_ERR_PARSE (nothing changed) for a square outside the pieces or a bad list. */
 int gs_problem_fix(gs_problem_t *p, const char *list);
+/* Checks pre-flip and fixed squares against the square; 0 or a GS_ERR_* code. */
 int gs_problem_check(const gs_problem_t *p);
 
+/* The start position of a checked problem. */
 void gs_start(const gs_problem_t *p, gs_state_t *s);
+/* Plays m when legal (adjacent jump onto an empty square, fixed pieces neither move nor
+ * are jumped, the pre-flipped piece moves first) and returns 1; returns 0 and leaves s
+ * unchanged otherwise. */
 int gs_play(gs_state_t *s, gs_move_t m);
+/* 1 when every non-fixed square of the N x N square holds a white piece. */
 int gs_is_goal(const gs_problem_t *p, const gs_state_t *s);
 
+/* Finds a shortest solution by IDA* within the limits and proves it shortest.  Returns
+ * 0 with res->status GS_SOLVED (solution in res->moves), GS_NONE (proven unsolvable) or
+ * GS_BUDGET (limit reached; res->lower_bound holds), or GS_ERR_NOMEM. */
 int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res);
 
 #endif
