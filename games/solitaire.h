@@ -66,10 +66,11 @@ const char *gs_strerror(int err);
 int gs_problem_init(gs_problem_t *p, int n);
 /* 1 when sq lies in the problem's N x N square. */
 int gs_in_square(const gs_problem_t *p, int sq);
-/* Marks the pieces of a comma-separated square list ("e5,d4") fixed; GS_ERR_FIXED or
- * GS_ERR_PARSE (nothing changed) for a square outside the pieces or a bad list. */
+/* Marks the squares of a comma-separated list ("e5,d4") fixed; GS_ERR_PARSE (nothing
+ * changed) for a bad list. */
 int gs_problem_fix(gs_problem_t *p, const char *list);
-/* Checks pre-flip and fixed squares against the square; 0 or a GS_ERR_* code. */
+/* Checks N, the fixed marks and the pre-flip square (inside the N x N square, not
+ * fixed); 0 or a GS_ERR_* code. */
 int gs_problem_check(const gs_problem_t *p);
 
 /* The start position of a checked problem. */
