@@ -399,6 +399,40 @@ static void adam_free(adam_t *a) {
     free(a->v);
 }
 
+/* The buffers both fits need: the sample order, per-chunk gradient sums, the gradient,
+ * the start weights (L2 pulls toward them), the best weights seen and Adam's moments. */
+typedef struct fit_ws {
+    size_t *perm;
+    double *cbuf, *g, *start, *best;
+    adam_t ad;
+} fit_ws_t;
+
+static void fit_ws_free(fit_ws_t *f) {
+    adam_free(&f->ad);
+    free(f->perm);
+    free(f->cbuf);
+    free(f->g);
+    free(f->start);
+    free(f->best);
+}
+
+/* Allocates for n samples of nf features starting from weights w; 0 or TUNE_ENOMEM. */
+static int fit_ws_init(fit_ws_t *f, size_t n, int nf, const double *w) {
+    memset(f, 0, sizeof *f);
+    f->perm = malloc(n * sizeof *f->perm);
+    f->cbuf = malloc((size_t)TUNE_CHUNKS * (size_t)nf * sizeof *f->cbuf);
+    f->g = malloc((size_t)nf * sizeof *f->g);
+    f->start = malloc((size_t)nf * sizeof *f->start);
+    f->best = malloc((size_t)nf * sizeof *f->best);
+    if (!f->perm || !f->cbuf || !f->g || !f->start || !f->best || adam_init(&f->ad, nf)) {
+        fit_ws_free(f);
+        return TUNE_ENOMEM;
+    }
+    memcpy(f->start, w, (size_t)nf * sizeof *w);
+    memcpy(f->best, w, (size_t)nf * sizeof *w);
+    return 0;
+}
+
 /* One Adam step of size `step` on w along gradient g. */
 static void adam_step(adam_t *a, double *w, const double *g, double step) {
     const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
@@ -548,22 +582,11 @@ int tune_fit_value(const tune_vset_t *train, const tune_vset_t *val, double *w, 
     int has_val = val && val->rows.n > 0;
     set_threads(o->threads);
 
-    size_t *perm = malloc(n * sizeof *perm);
-    double *cbuf = malloc((size_t)TUNE_CHUNKS * (size_t)nf * sizeof *cbuf);
-    double *g = malloc((size_t)nf * sizeof *g);
-    double *w0 = malloc((size_t)nf * sizeof *w0);
-    double *best = malloc((size_t)nf * sizeof *best);
-    adam_t ad = {0};
-    if (!perm || !cbuf || !g || !w0 || !best || adam_init(&ad, nf)) {
-        free(perm);
-        free(cbuf);
-        free(g);
-        free(w0);
-        free(best);
-        return TUNE_ENOMEM;
-    }
-    memcpy(w0, w, (size_t)nf * sizeof *w);
-    memcpy(best, w, (size_t)nf * sizeof *w);
+    fit_ws_t ws;
+    if (fit_ws_init(&ws, n, nf, w)) return TUNE_ENOMEM;
+    size_t *perm = ws.perm;
+    double *cbuf = ws.cbuf, *g = ws.g, *w0 = ws.start, *best = ws.best;
+    adam_t *ad = &ws.ad;
 
     rep->train_before = tune_value_loss(train, w, k, o->loss, o->threads);
     rep->val_before = has_val ? tune_value_loss(val, w, k, o->loss, o->threads) : NAN;
@@ -581,7 +604,7 @@ int tune_fit_value(const tune_vset_t *train, const tune_vset_t *val, double *w, 
             double inv = 1.0 / (double)(b1 - b0);
             /* gradient in logit units u = k w: data term, then L2 on (u - u0) */
             for (int j = 0; j < nf; j++) g[j] = g[j] * inv + 2.0 * o->l2 * k * (w[j] - w0[j]);
-            adam_step(&ad, w, g, o->lr / k);
+            adam_step(ad, w, g, o->lr / k);
             processed += b1 - b0;
         }
         double train_loss = run / (double)n;
@@ -604,12 +627,7 @@ int tune_fit_value(const tune_vset_t *train, const tune_vset_t *val, double *w, 
     rep->train_after = tune_value_loss(train, w, k, o->loss, o->threads);
     rep->val_after = has_val ? tune_value_loss(val, w, k, o->loss, o->threads) : NAN;
 
-    adam_free(&ad);
-    free(perm);
-    free(cbuf);
-    free(g);
-    free(w0);
-    free(best);
+    fit_ws_free(&ws);
     return 0;
 }
 
@@ -671,22 +689,11 @@ int tune_fit_policy(const tune_pset_t *train, const tune_pset_t *val, double *v,
     double invT = 1.0 / o->temperature;
     set_threads(o->threads);
 
-    size_t *perm = malloc(n * sizeof *perm);
-    double *cbuf = malloc((size_t)TUNE_CHUNKS * (size_t)nf * sizeof *cbuf);
-    double *g = malloc((size_t)nf * sizeof *g);
-    double *v0 = malloc((size_t)nf * sizeof *v0);
-    double *best = malloc((size_t)nf * sizeof *best);
-    adam_t ad = {0};
-    if (!perm || !cbuf || !g || !v0 || !best || adam_init(&ad, nf)) {
-        free(perm);
-        free(cbuf);
-        free(g);
-        free(v0);
-        free(best);
-        return TUNE_ENOMEM;
-    }
-    memcpy(v0, v, (size_t)nf * sizeof *v);
-    memcpy(best, v, (size_t)nf * sizeof *v);
+    fit_ws_t ws;
+    if (fit_ws_init(&ws, n, nf, v)) return TUNE_ENOMEM;
+    size_t *perm = ws.perm;
+    double *cbuf = ws.cbuf, *g = ws.g, *v0 = ws.start, *best = ws.best;
+    adam_t *ad = &ws.ad;
     rep->train_before = tune_policy_loss(train, v, o->temperature, o->threads);
     rep->val_before = has_val ? tune_policy_loss(val, v, o->temperature, o->threads) : NAN;
     double best_loss = has_val ? rep->val_before : rep->train_before;
@@ -722,7 +729,7 @@ int tune_fit_policy(const tune_pset_t *train, const tune_pset_t *val, double *v,
             }
             double inv = 1.0 / (double)len;
             for (int j = 0; j < nf; j++) g[j] = g[j] * inv + 2.0 * o->l2 * invT * (v[j] - v0[j]);
-            adam_step(&ad, v, g, o->lr * o->temperature);
+            adam_step(ad, v, g, o->lr * o->temperature);
             processed += len;
         }
         double train_loss = run / (double)n;
@@ -745,11 +752,6 @@ int tune_fit_policy(const tune_pset_t *train, const tune_pset_t *val, double *v,
     rep->train_after = tune_policy_loss(train, v, o->temperature, o->threads);
     rep->val_after = has_val ? tune_policy_loss(val, v, o->temperature, o->threads) : NAN;
 
-    adam_free(&ad);
-    free(perm);
-    free(cbuf);
-    free(g);
-    free(v0);
-    free(best);
+    fit_ws_free(&ws);
     return 0;
 }
