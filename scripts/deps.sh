@@ -3,7 +3,7 @@
 # Runs apt-get only when a package is absent, so it is quick on a prepared machine.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libzstd-dev zstd libxxhash-dev
-      clang libomp-dev libclang-rt-14-dev clang-format gnuplot-nox)
+      clang libomp-dev libclang-rt-14-dev clang-format)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
