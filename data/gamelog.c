@@ -1011,7 +1011,8 @@ bad:
     return rc;
 }
 
-int gl_writer_add(gl_writer_t *w, const gl_game_t *g, char *err, size_t errcap) {
+/* Room for one more pending game index in the writer's frame. */
+static int writer_room(gl_writer_t *w, char *err, size_t errcap) {
     if (w->nidx >= GL_MAX_FRAME_GAMES)
         return fail(err, errcap, GL_ERR_ARG, "too many games pending; flush first");
     if (w->nidx == w->idx_cap) {
@@ -1021,6 +1022,12 @@ int gl_writer_add(gl_writer_t *w, const gl_game_t *g, char *err, size_t errcap) 
         w->idx = ix;
         w->idx_cap = cap;
     }
+    return GL_OK;
+}
+
+int gl_writer_add(gl_writer_t *w, const gl_game_t *g, char *err, size_t errcap) {
+    int room = writer_room(w, err, errcap);
+    if (room) return room;
     size_t before = w->payload.n;
     int rc = gl_encode_game(g, w->o.code, w->o.stats, &w->payload, err, errcap);
     if (rc) {
@@ -1038,15 +1045,8 @@ int gl_writer_add_encoded(gl_writer_t *w, uint64_t index, const uint8_t *rec, si
     cur_t body = {c.p, c.end, 0};
     if (c.bad || len != (uint64_t)(c.end - c.p) || getv(&body) != index || body.bad)
         return fail(err, errcap, GL_ERR_ARG, "not the record of game %" PRIu64, index);
-    if (w->nidx >= GL_MAX_FRAME_GAMES)
-        return fail(err, errcap, GL_ERR_ARG, "too many games pending; flush first");
-    if (w->nidx == w->idx_cap) {
-        uint32_t cap = w->idx_cap ? 2 * w->idx_cap : 64;
-        uint64_t *ix = realloc(w->idx, cap * sizeof *ix);
-        if (!ix) return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
-        w->idx = ix;
-        w->idx_cap = cap;
-    }
+    int room = writer_room(w, err, errcap);
+    if (room) return room;
     if (gl_buf_reserve(&w->payload, n)) return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
     memcpy(w->payload.p + w->payload.n, rec, n);
     w->payload.n += n;
