@@ -405,6 +405,8 @@ typedef struct fit_ws {
     size_t *perm;
     double *cbuf, *g, *start, *best;
     adam_t ad;
+    double best_loss; /* the loss that early stopping watches, at `best` */
+    int since;        /* epochs since it last improved */
 } fit_ws_t;
 
 static void fit_ws_free(fit_ws_t *f) {
@@ -431,6 +433,24 @@ static int fit_ws_init(fit_ws_t *f, size_t n, int nf, const double *w) {
     memcpy(f->start, w, (size_t)nf * sizeof *w);
     memcpy(f->best, w, (size_t)nf * sizeof *w);
     return 0;
+}
+
+/* End of epoch ep: reports progress and keeps the weights w with the lowest watched loss
+ * (validation loss, or training loss without a validation set).  Returns 1 when
+ * o->patience epochs have passed without an improvement. */
+static int fit_epoch_end(fit_ws_t *f, const tune_opts_t *o, tune_report_t *rep, int ep,
+                         double train_loss, double vl, int has_val, double t0, const double *w,
+                         int nf) {
+    rep->epochs_run = ep;
+    if (o->progress) o->progress(o->ctx, ep, train_loss, has_val ? vl : NAN, omp_get_wtime() - t0);
+    if (vl < f->best_loss) {
+        f->best_loss = vl;
+        rep->best_epoch = ep;
+        memcpy(f->best, w, (size_t)nf * sizeof *w);
+        f->since = 0;
+        return 0;
+    }
+    return ++f->since >= o->patience;
 }
 
 /* One Adam step of size `step` on w along gradient g. */
@@ -590,8 +610,7 @@ int tune_fit_value(const tune_vset_t *train, const tune_vset_t *val, double *w, 
 
     rep->train_before = tune_value_loss(train, w, k, o->loss, o->threads);
     rep->val_before = has_val ? tune_value_loss(val, w, k, o->loss, o->threads) : NAN;
-    double best_loss = has_val ? rep->val_before : rep->train_before;
-    int since = 0;
+    ws.best_loss = has_val ? rep->val_before : rep->train_before;
     double t0 = omp_get_wtime();
     size_t processed = 0;
 
@@ -609,17 +628,7 @@ int tune_fit_value(const tune_vset_t *train, const tune_vset_t *val, double *w, 
         }
         double train_loss = run / (double)n;
         double vl = has_val ? tune_value_loss(val, w, k, o->loss, o->threads) : train_loss;
-        rep->epochs_run = ep;
-        if (o->progress)
-            o->progress(o->ctx, ep, train_loss, has_val ? vl : NAN, omp_get_wtime() - t0);
-        if (vl < best_loss) {
-            best_loss = vl;
-            rep->best_epoch = ep;
-            memcpy(best, w, (size_t)nf * sizeof *w);
-            since = 0;
-        } else if (++since >= o->patience) {
-            break;
-        }
+        if (fit_epoch_end(&ws, o, rep, ep, train_loss, vl, has_val, t0, w, nf)) break;
     }
     rep->secs = omp_get_wtime() - t0;
     rep->samples_per_sec = rep->secs > 0 ? (double)processed / rep->secs : 0;
@@ -696,8 +705,7 @@ int tune_fit_policy(const tune_pset_t *train, const tune_pset_t *val, double *v,
     adam_t *ad = &ws.ad;
     rep->train_before = tune_policy_loss(train, v, o->temperature, o->threads);
     rep->val_before = has_val ? tune_policy_loss(val, v, o->temperature, o->threads) : NAN;
-    double best_loss = has_val ? rep->val_before : rep->train_before;
-    int since = 0;
+    ws.best_loss = has_val ? rep->val_before : rep->train_before;
     double t0 = omp_get_wtime();
     size_t processed = 0;
 
@@ -734,17 +742,7 @@ int tune_fit_policy(const tune_pset_t *train, const tune_pset_t *val, double *v,
         }
         double train_loss = run / (double)n;
         double vl = has_val ? tune_policy_loss(val, v, o->temperature, o->threads) : train_loss;
-        rep->epochs_run = ep;
-        if (o->progress)
-            o->progress(o->ctx, ep, train_loss, has_val ? vl : NAN, omp_get_wtime() - t0);
-        if (vl < best_loss) {
-            best_loss = vl;
-            rep->best_epoch = ep;
-            memcpy(best, v, (size_t)nf * sizeof *v);
-            since = 0;
-        } else if (++since >= o->patience) {
-            break;
-        }
+        if (fit_epoch_end(&ws, o, rep, ep, train_loss, vl, has_val, t0, v, nf)) break;
     }
     rep->secs = omp_get_wtime() - t0;
     rep->samples_per_sec = rep->secs > 0 ? (double)processed / rep->secs : 0;
