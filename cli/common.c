@@ -1,4 +1,4 @@
-/* cli/common.c -- error reporting, strict flag parsing and position options. */
+/* cli/common.c -- error reporting, strict flag parsing, the getopt loop, position options. */
 #include "cli.h"
 
 #include <stdarg.h>

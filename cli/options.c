@@ -1,5 +1,5 @@
-/* cli/options.c -- the option groups the subcommands share (see cli.h): the search, the
- * engines, runs, openings, the SPRT and the tuner. */
+/* cli/options.c -- the option groups the subcommands share (declared in cli.h).
+ * The search, the engines, runs, openings, the SPRT and the tuner's table. */
 #include <omp.h>
 #include <stddef.h>
 #include <stdio.h>

@@ -1,7 +1,8 @@
 /*
- * search/params.h -- typed values and NAME=VALUE lists: the one parser behind the search
- * parameters (search/mcts.h), the player specs (search/player.h) and the numeric flags of
- * the `gounki` program.
+ * search/params.h -- typed values and NAME=VALUE lists, read one way everywhere.
+ *
+ * The one parser behind the search parameters (search/mcts.h), the player specs
+ * (search/player.h) and the numeric flags of the `gounki` program.
  *
  * Contract
  * --------

@@ -1,7 +1,7 @@
 #!/bin/bash
-# tests/test_flags.sh -- one meaning per flag (README, "Flags"): the same spellings and the
-# same strictness in every subcommand, the old spellings kept as aliases that give the same
-# result, exit status 2 for a usage error and 1 for a bad weight file everywhere, a position
+# tests/test_flags.sh -- one meaning per flag in every subcommand (README, "Flags").
+# The same spellings and the same strictness everywhere, the old spellings kept as aliases
+# that give the same result, exit status 2 for a usage error and 1 for a bad weight file everywhere, a position
 # string that selects its own game, and Gobs moves typed with spaces.
 set -u
 fail=0

@@ -1,7 +1,8 @@
 /*
- * tests/test_params.c -- typed values and NAME=VALUE lists (search/params.h), the search
- * parameter table (search/mcts.h: defaults, setter, help, configs) and player specs
- * checked without being built (search/player.h).
+ * tests/test_params.c -- values, NAME=VALUE lists, the search parameter table, specs.
+ *
+ * Typed values and lists (search/params.h), the parameter table of search/mcts.h
+ * (defaults, setter, help, configs) and player specs checked without being built.
  */
 #include <math.h>
 #include <stdio.h>
