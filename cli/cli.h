@@ -189,7 +189,7 @@ typedef struct cli_run {
     uint64_t games_min, games_max;
     bool games_even; /* colour-swapped pairs */
     uint64_t seed;   /* --seed S (default 1) */
-    long threads;    /* --threads T, in [1, 4096] */
+    long threads;    /* --threads T, in [1, 1024], the most threads anything here runs */
     bool quiet;      /* --quiet */
 } cli_run_t;
 /* Defaults: seed 1, threads 1, games 0 in [1, 2^40]. */
@@ -208,10 +208,9 @@ enum { CLI_OPEN_RANDOM = 1, CLI_OPEN_POLICY = 2, CLI_OPEN_NONE = 4, CLI_OPEN_LIN
         "book", required_argument, 0, CLI_OPT_BOOK                                                 \
     }
 #define CLI_OPENINGS_HELP                                                                          \
-    "  --openings O       how games begin: random:K (K uniformly random turns; K alone\n"          \
-    "                     says the same), policy:K (drawn from the priors), lines:FILE\n"          \
-    "                     (opening lines, docs/FORMATS.md) or none; --book FILE is\n"              \
-    "                     lines:FILE\n"
+    "  --openings O       how games begin: random:K (K random turns; K alone says the\n"           \
+    "                     same), policy:K (drawn from the priors), lines:FILE (opening\n"          \
+    "                     lines, docs/FORMATS.md; --book FILE says the same) or none\n"
 typedef struct cli_openings {
     unsigned allow;    /* CLI_OPEN_* kinds the command plays */
     long max_turns;    /* the largest K it plays */

@@ -20,30 +20,29 @@ static const char *const CMD = "match";
 static void usage(FILE *f) {
     char help[MCTS_HELP_MAX];
     mcts_params_help(help, sizeof help, NULL, NULL);
-    fprintf(
-        f,
-        "usage: gounki match --a SPEC --b SPEC --games N [options]\n"
-        "\n"
-        "Plays N games between players A and B as colour-swapped pairs from the same\n"
-        "opening, and prints wins/draws/losses for A, the Elo difference A - B with its\n"
-        "95%% interval (from the pentanomial pair results) and, with --sprt, the test's\n"
-        "log-likelihood ratio; the SPRT stops the match as soon as it decides.\n"
-        "\n"
-        "  --a SPEC, --b SPEC  players: random | greedy[:eval=classic|ours,weights=FILE]\n"
-        "                      | ab[:depth=D,time=S,eval=classic|ours,weights=FILE,tt_mb=M]\n"
-        "                      | mcts[:playouts=N,time=S,threads=T,weights=FILE,...]\n"
-        "  --games N           number of games, even (default 100)\n" CLI_OPENINGS_HELP
-        "                      (random:K, lines:FILE or none; default random:4; with lines,\n"
-        "                      random:K adds K random turns after the line, default 0);\n"
-        "                      pair i plays line (i + a seeded offset) mod the number of lines\n"
-        "  --seed S            seed of the openings and of the players (default 1)\n"
-        "  --threads T         threads in all (default: the number of cores): T / S games at\n"
-        "                      once, S the most search threads of a player "
-        "(threads=)\n" CLI_SPRT_HELP
-        "  --pgn FILE          write the counted games as game records to FILE\n"
-        "  --quiet             no progress lines, only the summary\n" CLI_POS_HELP "\n"
-        "MCTS parameters (mcts:NAME=VALUE,...):\n%s",
-        help);
+    fprintf(f,
+            "usage: gounki match --a SPEC --b SPEC --games N [options]\n"
+            "\n"
+            "Plays N games between players A and B as colour-swapped pairs from the same\n"
+            "opening, and prints wins/draws/losses for A, the Elo difference A - B with its\n"
+            "95%% interval (from the pentanomial pair results) and, with --sprt, the test's\n"
+            "log-likelihood ratio; the SPRT stops the match as soon as it decides.\n"
+            "\n"
+            "  --a SPEC, --b SPEC players: random | greedy[:eval=classic|ours,weights=FILE]\n"
+            "                     | ab[:depth=D,time=S,eval=classic|ours,weights=FILE,tt_mb=M]\n"
+            "                     | mcts[:playouts=N,time=S,threads=T,weights=FILE,...]\n"
+            "  --games N          number of games, even (default 100)\n" CLI_OPENINGS_HELP
+            "                     (not policy:K; default random:4; with lines:FILE, pair i\n"
+            "                     plays line (i + a seeded offset) mod the number of lines,\n"
+            "                     then random:K turns if given)\n"
+            "  --seed S           seed of the openings and of the players (default 1)\n"
+            "  --threads T        threads in all (default: the number of cores): T / S games\n"
+            "                     at once, S the most search threads of a player "
+            "(threads=)\n" CLI_SPRT_HELP
+            "  --pgn FILE         write the counted games as game records to FILE\n"
+            "  --quiet            no progress lines, only the summary\n" CLI_POS_HELP "\n"
+            "MCTS parameters (mcts:NAME=VALUE,...):\n%s",
+            help);
 }
 
 typedef struct ctx {

@@ -31,27 +31,27 @@ static void usage(FILE *f) {
           "matches the other ranks wait in a sleeping barrier (they use no CPU).\n"
           "With Open MPI use 'mpirun --bind-to none' so that rank 0 may use their cores.\n"
           "\n"
-          "  --run DIR           run directory (created; resumed when it exists)\n"
-          "  --generations G     finish this many generations (default 4)\n"
-          "  --games N           self-play games per generation (default 200)\n"
-          "  --playouts P        playouts per action, self-play and matches (default 200)\n"
-          "  --openings O        random:K (K alone says the same) or none, self-play and\n"
-          "                      matches (default random:4)\n"
-          "  --match-games M     gating match games, even (default 100)\n" CLI_SPRT_HELP
-          "                      (--sprt gates by SPRT, at most --match-games games)\n"
+          "  --run DIR          run directory (created; resumed when it exists)\n"
+          "  --generations G    finish this many generations (default 4)\n"
+          "  --games N          self-play games per generation (default 200)\n"
+          "  --playouts P       playouts per action, self-play and matches (default 200)\n"
+          "  --openings O       random:K (K random turns; K alone says the same) or none,\n"
+          "                     self-play and matches (default random:4)\n"
+          "  --match-games M    gating match games, even (default 100)\n" CLI_SPRT_HELP
+          "                     (--sprt gates by SPRT, at most --match-games games)\n"
           "  --gate interval|score  without SPRT, promote when the 95% Elo interval is above\n"
-          "                      0 (interval, default) or when the score is above 50%\n"
-          "  --ladder-games L    games of each promoted generation vs generation 0 (default\n"
-          "                      100; 0 = no ladder)\n"
-          "  --window K          tune on the logs of the last K generations (default 2)\n"
-          "  --from FILE         start weights (generation 0; default the shipped ones)\n"
-          "  --seed S            run seed (default 1)\n"
-          "  --threads T         threads per rank in self-play, one game each (default: all)\n"
-          "  --rank0-threads T   threads of rank 0 for tuning and matches (default: ranks x\n"
-          "                      threads, at most the cores; use mpirun --bind-to none)\n"
-          "  --policy-gens N     with --policy: fit the policy in the first N generations\n"
-          "                      only (default 0: every generation)\n"
-          "  --quiet             only errors and the final report\n" CLI_RULES_HELP CLI_PLIES_HELP
+          "                     0 (interval, default) or when the score is above 50%\n"
+          "  --ladder-games L   games of each promoted generation vs generation 0 (default\n"
+          "                     100; 0 = no ladder)\n"
+          "  --window K         tune on the logs of the last K generations (default 2)\n"
+          "  --from FILE        start weights (generation 0; default the shipped ones)\n"
+          "  --seed S           run seed (default 1)\n"
+          "  --threads T        threads per rank in self-play, one game each (default: all)\n"
+          "  --rank0-threads T  threads of rank 0 for tuning and matches (default: ranks x\n"
+          "                     threads, at most the cores; use mpirun --bind-to none)\n"
+          "  --policy-gens N    with --policy: fit the policy in the first N generations\n"
+          "                     only (default 0: every generation)\n"
+          "  --quiet            only errors and the final report\n" CLI_RULES_HELP CLI_PLIES_HELP
           "the tuner (as for 'gounki tune'):\n",
           f);
     cli_tune_help(f);
@@ -110,7 +110,7 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
         return 1;
     case O_FROM: o->from = arg; return 1;
     case O_THREADS0:
-        if (cli_parse_long(cmd, "--rank0-threads", arg, 1, 4096, &v)) return -1;
+        if (cli_parse_long(cmd, "--rank0-threads", arg, 1, 1024, &v)) return -1;
         o->threads0 = (int)v;
         return 1;
     case O_PGENS:

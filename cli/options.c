@@ -157,7 +157,7 @@ static int run_take(const char *cmd, void *state, int opt, const char *arg) {
         return 1;
     case CLI_OPT_SEED: return cli_parse_u64(cmd, "--seed", arg, &r->seed) ? -1 : 1;
     case CLI_OPT_THREADS:
-        return cli_parse_long(cmd, "--threads", arg, 1, 4096, &r->threads) ? -1 : 1;
+        return cli_parse_long(cmd, "--threads", arg, 1, 1024, &r->threads) ? -1 : 1;
     case CLI_OPT_QUIET: r->quiet = true; return 1;
     }
     return 0;
@@ -288,7 +288,7 @@ enum { T_INT, T_LONG, T_DOUBLE, T_ON, T_OFF, T_LOSS, T_TARGET };
  *   X(ID, FLAG, VALUE NAME (NULL: a switch), TYPE, FIELD of tune_run_opts_t, MIN, MAX, HELP) */
 #define TUNE_OPTIONS(X)                                                                            \
     X(target, "target", "T", T_TARGET, data.target, 0, 0,                                          \
-      "result, value (the search's root value) or mix:L (L x result + (1 - L) x value)")           \
+      "result, value (the search's root value) or mix:L (L x result + (1-L) x value)")             \
     X(loss, "loss", "L", T_LOSS, fit.loss, 0, 0, "xent (cross-entropy) or mse (Texel)")            \
     X(policy, "policy", NULL, T_ON, data.policy, 0, 0,                                             \
       "also fit the policy weights to the visit distributions")                                    \
@@ -396,6 +396,15 @@ void cli_tune_help(FILE *f) {
                                                         : "result");
             break;
         }
-        fprintf(f, "  %-18s %s%s\n", lhs, r->help, def);
+        /* "  --flag V  help (default D)", wrapped at 90 columns under the help */
+        char text[320];
+        snprintf(text, sizeof text, "%s%s", r->help, def);
+        int col = fprintf(f, "  %-18s", lhs);
+        char *save = NULL;
+        for (char *w = strtok_r(text, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+            if (col + 1 + (int)strlen(w) > 90) col = fprintf(f, "\n%20s", "");
+            col += fprintf(f, " %s", w);
+        }
+        fputc('\n', f);
     }
 }

@@ -98,7 +98,7 @@ enum { MCTS_PLAYOUT_POLICY = 0, MCTS_PLAYOUT_RANDOM = 1 };
       "stop when the tree holds this many nodes (0 = no limit)")                                   \
     X(time, time_s, double, DOUBLE, 0, 1e7, 0, NULL, "seconds per move (0 = no limit)")            \
     X(clock, clock_s, double, DOUBLE, 0, 1e7, 0, NULL,                                             \
-      "time left on the mover's clock, in seconds: the search allots a share")                     \
+      "time on the mover's clock in seconds; the search takes a share")                            \
     X(inc, inc_s, double, DOUBLE, 0, 1e7, 0, NULL, "clock increment per move, in seconds")         \
     X(early_stop, early_stop, bool, BOOL, 0, 1, 1, NULL,                                           \
       "stop when the best move can no longer change")

@@ -36,8 +36,10 @@ expect 2 "fpu: 5 is out of range [-1, 1]" "$G" match --a mcts:fpu=5 --b random -
 expect 2 "--fpu: 5 is out of range [-1, 1]" "$G" analyse --fpu 5
 expect 2 "unknown parameter 'cpuct'" "$G" selfplay --games 2 --run "$T/x" --set cpuct=1
 # every numeric error states its range the same way
-expect 2 "--threads: 0 is out of range [1, 4096]" "$G" match --a random --b random --threads 0
+expect 2 "--threads: 0 is out of range [1, 1024]" "$G" match --a random --b random --threads 0
 expect 2 "--threads: 0 is out of range [1, 1024]" "$G" analyse --threads 0
+expect 2 "--threads: 0 is out of range [1, 1024]" "$G" selfplay --games 2 --run "$T/x" --threads 0
+expect 2 "--threads: 0 is out of range [1, 1024]" "$G" perft 1 --threads 0
 expect 2 "--top: 'x' is not an integer in [0, " "$G" analyse --top x
 expect 2 "--games: 0 is out of range [1, " "$G" selfplay --games 0 --run "$T/x"
 
