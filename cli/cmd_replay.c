@@ -167,11 +167,13 @@ static int replay_one(void *ctx, const gk_record_t *rec, int index, const char *
     return rc != 0;
 }
 
+enum { OPT_HTML = 0x2001 }; /* a long option only, above CLI_OPT_* */
+
 int cmd_replay(int argc, char **argv) {
     static const struct option opts[] = {CLI_POS_LONGOPTS,
                                          {"record", no_argument, 0, 'r'},
                                          {"quiet", no_argument, 0, 'q'},
-                                         {"html", required_argument, 0, 'H'},
+                                         {"html", required_argument, 0, OPT_HTML},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     cli_pos_opts_t po;
@@ -200,7 +202,7 @@ int cmd_replay(int argc, char **argv) {
             quiet = 1;
             continue;
         }
-        if (c == 'H') {
+        if (c == OPT_HTML) {
             html = optarg;
             continue;
         }

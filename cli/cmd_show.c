@@ -15,10 +15,12 @@ static const char help[] =
     "                     then nothing else is printed); the last of --moves is an arrow\n"
     "  --png FILE         the same picture as PNG (needs rsvg-convert, librsvg2-bin)\n";
 
+enum { OPT_SVG = 0x2001, OPT_PNG = 0x2002 }; /* long options only, above CLI_OPT_* */
+
 int cmd_show(int argc, char **argv) {
     static const struct option opts[] = {CLI_POS_LONGOPTS,
-                                         {"svg", required_argument, 0, 'S'},
-                                         {"png", required_argument, 0, 'P'},
+                                         {"svg", required_argument, 0, OPT_SVG},
+                                         {"png", required_argument, 0, OPT_PNG},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *svg = NULL, *png = NULL;
@@ -34,8 +36,8 @@ int cmd_show(int argc, char **argv) {
             fputs(help, stdout);
             return CLI_OK;
         }
-        if (c == 'S' || c == 'P') {
-            *(c == 'S' ? &svg : &png) = optarg;
+        if (c == OPT_SVG || c == OPT_PNG) {
+            *(c == OPT_SVG ? &svg : &png) = optarg;
             continue;
         }
         return cli_bad_option("show", argc, argv);
