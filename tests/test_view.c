@@ -8,7 +8,9 @@
  *   test_view --write DIR          DIR/log-gounki.html, DIR/log-gobs.html (self-play games
  *                                  with search statistics) and DIR/train/ (a training page
  *                                  of made-up numbers with those games as samples)
- *   test_view --train RUN OUT      the training page of a `gounki train` run directory
+ *   test_view --sizes DIR          pages of long games, to measure their sizes
+ *   test_view --train RUN OUT [SETTINGS]   the training page of a `gounki train` run
+ *                                  directory (SETTINGS: the line under the title)
  */
 #include <math.h>
 #include <stdio.h>
@@ -607,6 +609,65 @@ static int write_log_page(const char *dir, const char *name, int game, int varia
     return rc != 0;
 }
 
+/* A long game for measuring page sizes: uniformly random actions that do not end the game,
+ * until the ply limit, each with made-up statistics (800 visits, 8 children) of the size a
+ * self-play log keeps. */
+static int write_random_page(const char *dir, const char *name, int game, int plies) {
+    static gk_action_t act[1 << 16];
+    static gl_ply_t st[1 << 16];
+    static gl_child_t ch[8 << 16];
+    view_game_t g = {0};
+    gk_rules_t r = {(uint8_t)game, 0, (uint16_t)plies};
+    gk_game_by_id(game)->setup(&g.start, &r);
+    gk_pos_t p = g.start;
+    uint64_t rng = 77;
+    uint32_t n = 0, nc = 0;
+    double v = 0;
+    gk_action_t list[GK_MAX_ACTIONS], keep[GK_MAX_ACTIONS];
+    static gk_hist_t hist;
+    gk_hist_init(&hist, &p);
+    while (!gk_over(&p) && n < (1 << 16)) {
+        int nl = gk_gen(&p, list), nk = 0;
+        if (nl == 0) break;
+        for (int i = 0; i < nl; i++) { /* no end but the ply limit, no third repetition */
+            gk_pos_t q = p;
+            gk_play(&q, list[i]);
+            if ((!gk_over(&q) || q.reason == GK_REASON_PLY_LIMIT) &&
+                (q.in_turn || gk_hist_count(&hist, q.hash) < 2))
+                keep[nk++] = list[i];
+        }
+        if (nk == 0) memcpy(keep, list, sizeof *list * (size_t)(nk = nl));
+        gk_action_t a = keep[gk_splitmix64(&rng) % (uint64_t)nk];
+        v = 0.9 * v + 0.1 * ((double)(gk_splitmix64(&rng) % 2001) / 1000 - 1);
+        st[n] = (gl_ply_t){.kind = GL_PLY_SEARCH, .visits = 800, .value = (float)v, .first = nc};
+        ch[nc++] = (gl_child_t){a, 300};
+        for (int i = 0; i < nl && st[n].ntop < 7; i++)
+            if (list[i] != a) ch[nc++] = (gl_child_t){list[i], 200u >> st[n].ntop++};
+        st[n].ntop++;
+        act[n++] = a;
+        gl_play(&p, &hist, a);
+    }
+    g.action = act;
+    g.nactions = n;
+    g.ply = st;
+    g.child = ch;
+    g.nchild = nc;
+    g.title = "Random game (page size test)";
+    gk_sb_t b;
+    gk_sb_growing(&b);
+    char err[256], path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int rc = view_game_html(&b, &g, err, sizeof err);
+    if (!rc) rc = view_write(path, &b, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "%s: %s\n", path, err);
+    else
+        printf("%s: %s, %u plies, %u actions, %zu bytes\n", path, gk_game_by_id(game)->name,
+               (unsigned)p.ply, n, b.n);
+    gk_sb_free(&b);
+    return rc != 0;
+}
+
 static int write_pages(const char *dir) {
     gl_game_t s[2];
     if (write_log_page(dir, "log-gounki.html", GK_GAME_GOUNKI, 0, 400, 5, &s[0]) ||
@@ -624,9 +685,27 @@ static int write_pages(const char *dir) {
     return rc != 0;
 }
 
+/* Page sizes of long games: random ones of 500 plies, and the standard Gobs self-play
+ * game with the most actions among games 0-11 at 40 playouts. */
+static int write_sizes(const char *dir) {
+    if (write_random_page(dir, "random-gounki.html", GK_GAME_GOUNKI, 500) ||
+        write_random_page(dir, "random-gobs.html", GK_GAME_GOBS, 500))
+        return 1;
+    uint64_t best = 0;
+    uint32_t most = 0;
+    for (uint64_t i = 0; i < 12; i++) {
+        gl_game_t g;
+        if (play_log_game(GK_GAME_GOBS, GOBS_VAR_STANDARD, 40, i, &g)) return 1;
+        if (g.nactions > most) most = g.nactions, best = i;
+        gl_game_free(&g);
+    }
+    return write_log_page(dir, "longest-gobs.html", GK_GAME_GOBS, GOBS_VAR_STANDARD, 40, best,
+                          NULL);
+}
+
 /* The training page of a `gounki train` run: what selfplay/train_report.c does once it
  * calls view/ (the mapping from train_state_t to view_train_gen_t). */
-static int write_train(const char *run, const char *out) {
+static int write_train(const char *run, const char *out, const char *settings) {
     char path[1024], err[512];
     snprintf(path, sizeof path, "%s/state.txt", run);
     FILE *f = fopen(path, "rb");
@@ -688,8 +767,11 @@ static int write_train(const char *run, const char *out) {
             }
         }
     }
-    view_train_t t = {
-        .title = "Training run", .settings = run, .ngen = s.ngen, .gen = gen, .report_href = NULL};
+    view_train_t t = {.title = "Training run",
+                      .settings = settings,
+                      .ngen = s.ngen,
+                      .gen = gen,
+                      .report_href = NULL};
     int rc = view_train_write(out, &t, err, sizeof err);
     if (rc) fprintf(stderr, "%s: %s\n", out, err);
     for (int g = 0; g < s.ngen; g++)
@@ -700,9 +782,12 @@ static int write_train(const char *run, const char *out) {
 int main(int argc, char **argv) {
     gk_init();
     if (argc == 3 && !strcmp(argv[1], "--write")) return write_pages(argv[2]);
-    if (argc == 4 && !strcmp(argv[1], "--train")) return write_train(argv[2], argv[3]);
+    if (argc == 3 && !strcmp(argv[1], "--sizes")) return write_sizes(argv[2]);
+    if ((argc == 4 || argc == 5) && !strcmp(argv[1], "--train"))
+        return write_train(argv[2], argv[3], argc == 5 ? argv[4] : argv[2]);
     if (argc != 1) {
-        fprintf(stderr, "usage: test_view [--write DIR | --train RUN OUT]\n");
+        fprintf(stderr,
+                "usage: test_view [--write DIR | --sizes DIR | --train RUN OUT [SETTINGS]]\n");
         return 2;
     }
     test_gounki_boards();

@@ -10,14 +10,14 @@
 
 /* ------------------------------------------------------------------ geometry */
 
-void vg_geom_init(vg_geom_t *g, int game, const view_board_opts_t *o) {
+void vg_geom_init(vg_geom_t *g, int game, bool exits, const view_board_opts_t *o) {
     memset(g, 0, sizeof *g);
     g->game = game;
     g->n = game == GK_GAME_GOBS ? GOBS_SIZE : 8;
     g->cell = o && o->cell > 0 ? o->cell : game == GK_GAME_GOBS ? 52 : 56;
     double pad = 12, title = o && o->no_title ? 0 : 30, caption = o && o->no_caption ? 0 : 26;
-    /* Gounki pieces leave across the far edge: room for the exit arrow beyond both. */
-    double beyond = game == GK_GAME_GOBS ? 24 : 0.8 * g->cell;
+    /* Room beyond the far edges for the arrow of a Gounki piece that leaves the board. */
+    double beyond = exits ? 0.8 * g->cell : 24;
     g->x0 = pad + 22;
     g->y0 = pad + title + beyond;
     g->width = g->x0 + g->n * g->cell + pad + 10;
@@ -314,7 +314,7 @@ void vg_marks_over(gk_sb_t *b, const vg_geom_t *g, const view_marks_t *m) {
         }
         int e = m->npts - 1;
         double dx = x[e] - x[e - 1], dy = y[e] - y[e - 1], len = sqrt(dx * dx + dy * dy);
-        double cut = m->exit ? 0 : 0.24 * c;
+        double cut = m->exit ? 0 : 0.34 * c;
         if (len > 2 * cut && len > 0) x[e] -= dx / len * cut, y[e] -= dy / len * cut;
         gk_sb_printf(b,
                      "<polyline class='arrow' stroke-width='%.1f' marker-end='url(#gv-ah)' "
@@ -331,9 +331,12 @@ void vg_marks_over(gk_sb_t *b, const vg_geom_t *g, const view_marks_t *m) {
         double cx = vg_cx(g, vg_file(g, k->sq)), cy = vg_cy(g, vg_rank(g, k->sq));
         switch (k->kind) {
         case VIEW_MK_DROP: {
-            /* Badges along the square's top edge, by drop number, so two drops on one
-             * square (a3*b4,a4,b4+) show both. */
-            double bx = cx - 0.33 * c + (k->n - 1) * 0.33 * c, by = cy - 0.33 * c;
+            /* A badge in the square's top-left corner; a second drop on the same square
+             * (a3*b4,a4,b4+) puts its badge beside the first. */
+            int slot = 0;
+            for (int j = 0; j < i; j++)
+                slot += m->mark[j].kind == VIEW_MK_DROP && m->mark[j].sq == k->sq;
+            double bx = cx - 0.33 * c + slot * 0.3 * c, by = cy - 0.33 * c;
             gk_sb_printf(b,
                          "<use href='#gv-d%c' x='%.1f' y='%.1f'/><text class='bt' x='%.1f' "
                          "y='%.1f'>%d</text>",
@@ -373,7 +376,7 @@ static void winner_text(const gk_pos_t *p, char *buf, size_t cap) {
 int view_board_svg(gk_sb_t *out, const gk_pos_t *p, const view_marks_t *m,
                    const view_board_opts_t *o) {
     vg_geom_t g;
-    vg_geom_init(&g, p->game, o);
+    vg_geom_init(&g, p->game, m && m->exit, o);
     char name[64], title[160];
     vg_game_name(p, name, sizeof name);
     if (gk_over(p))

@@ -61,7 +61,7 @@ static const char page_css[] =
     "monospace;font-size:13px;overflow-wrap:anywhere}.mv:hover{background:#f1e6d0}"
     ".mv.cur{background:#de5f0b;color:#fff}\n"
     "#gv-search{background:#fffdf8;border:1px solid #ddd0b8;border-radius:6px;padding:6px "
-    "10px;min-height:60px}\n"
+    "10px;min-height:60px;max-height:440px;overflow-y:auto}\n"
     ".dec p{margin:4px 0}.muted{color:#8a7a66}\n"
     "table.top{border-collapse:collapse;width:100%;font-size:13px}.top td{padding:1px 4px}"
     ".top td.mvn{font-family:'DejaVu Sans Mono',monospace;white-space:nowrap;width:38%}"
@@ -151,7 +151,7 @@ static const char page_js[] =
     "    var xs = [], ys = [];\n"
     "    for (i = 0; i < a.length; i += 2) { xs.push(cx(a[i])); ys.push(cy(a[i + 1])); }\n"
     "    var e = xs.length - 1, dx = xs[e] - xs[e - 1], dy = ys[e] - ys[e - 1];\n"
-    "    var len = Math.sqrt(dx * dx + dy * dy), cut = p.x ? 0 : 0.24 * C;\n"
+    "    var len = Math.sqrt(dx * dx + dy * dy), cut = p.x ? 0 : 0.34 * C;\n"
     "    if (len > 2 * cut && len > 0) { xs[e] -= dx / len * cut; ys[e] -= dy / len * cut; }\n"
     "    var pts = xs.map(function (x, j) { return x.toFixed(1) + ',' + ys[j].toFixed(1); });\n"
     "    el('polyline', {'class': 'arrow', 'stroke-width': (0.12 * C).toFixed(1),\n"
@@ -159,10 +159,13 @@ static const char page_js[] =
     "    if (p.x) el('text', {'class': 'out', x: xs[e] + 0.16 * C,\n"
     "                         y: ys[e] + (ys[e] < Y0 ? 0.25 : -0.02) * C}, gMk, 'Out');\n"
     "  }\n"
+    "  var slot = {};\n"
     "  for (i = 0; i < m.length; i += 2) {\n"
     "    var c = m[i], kind = c & 7, x = cx(fx(m[i + 1])), y = cy(ry(m[i + 1]));\n"
     "    if (kind === 4) {\n"
-    "      var n = (c >> 3) & 3, bx = x - 0.33 * C + (n - 1) * 0.33 * C, by = y - 0.33 * C;\n"
+    "      var n = (c >> 3) & 3, sl = slot[m[i + 1]] || 0;\n"
+    "      slot[m[i + 1]] = sl + 1;\n"
+    "      var bx = x - 0.33 * C + sl * 0.3 * C, by = y - 0.33 * C;\n"
     "      el('use', {href: c & 32 ? '#gv-ds' : '#gv-dr', x: bx, y: by}, gMk);\n"
     "      el('text', {'class': 'bt', x: bx, y: by + 3.6}, gMk, String(n));\n"
     "    } else if (kind === 3) {\n"
@@ -525,7 +528,7 @@ static void value_graph(gk_sb_t *b, const page_t *pg) {
     }
     gk_sb_printf(b, "<line x1='%.1f' x2='%.1f' y1='%.1f' y2='%.1f' stroke='#8a7a66'/>\n", pl.x0,
                  pl.x0 + pl.w, vg_py(&pl, 0), vg_py(&pl, 0));
-    vg_plot_line(b, &pl, x, pg->value, n + 1,
+    vg_plot_line(b, &pl, x, pg->value, n + 1, false,
                  "fill='none' stroke='#2f5fa8' stroke-width='1.8' stroke-linejoin='round' "
                  "class='vline'");
     gk_sb_printf(b,
@@ -600,7 +603,7 @@ int view_game_html(gk_sb_t *out, const view_game_t *g, char *err, size_t errcap)
     /* The board: squares and coordinates drawn here, pieces and marks by the script. */
     vg_geom_t geo;
     view_board_opts_t bo = {.no_title = true, .no_caption = true};
-    vg_geom_init(&geo, g->start.game, &bo);
+    vg_geom_init(&geo, g->start.game, g->start.game == GK_GAME_GOUNKI, &bo);
     gk_sb_t svg;
     gk_sb_growing(&svg);
     vg_svg_open(&svg, &geo, name);

@@ -86,17 +86,20 @@ void vg_plot_frame(gk_sb_t *b, const vg_plot_t *p) {
 }
 
 void vg_plot_line(gk_sb_t *b, const vg_plot_t *p, const double *x, const double *y, int n,
-                  const char *attrs) {
+                  bool join, const char *attrs) {
     for (int i = 0; i < n;) {
         while (i < n && !(isfinite(x[i]) && isfinite(y[i]))) i++;
-        int j = i;
-        while (j < n && isfinite(x[j]) && isfinite(y[j])) j++;
-        if (j > i) {
-            gk_sb_printf(b, "<polyline %s points='", attrs);
-            for (int k = i; k < j; k++)
-                gk_sb_printf(b, "%s%.1f,%.1f", k > i ? " " : "", vg_px(p, x[k]), vg_py(p, y[k]));
-            gk_sb_puts(b, "'/>\n");
+        if (i >= n) break;
+        int j = i, k = 0;
+        gk_sb_printf(b, "<polyline %s points='", attrs);
+        for (; j < n; j++) {
+            if (!(isfinite(x[j]) && isfinite(y[j]))) {
+                if (join) continue;
+                break;
+            }
+            gk_sb_printf(b, "%s%.1f,%.1f", k++ ? " " : "", vg_px(p, x[j]), vg_py(p, y[j]));
         }
+        gk_sb_puts(b, "'/>\n");
         i = j;
     }
 }

@@ -28,6 +28,7 @@ static const char train_css[] =
     "footer{padding:10px 22px 14px;font-size:12px;color:#9a8a76}\n";
 
 static void fmt(char *buf, size_t cap, double v, const char *f) {
+    if (fabs(v) < 0.5 && strchr(f, '+')) v = 0; /* "+0", not "-0" */
     if (isnan(v))
         snprintf(buf, cap, "-");
     else if (isinf(v))
@@ -73,25 +74,25 @@ static void ladder_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tm
             if (isfinite(v[k])) tmp[m++] = v[k];
     }
     tmp[m++] = 0;
-    vg_plot_t p = {.x0 = 64,
+    vg_plot_t p = {.x0 = 62,
                    .y0 = 34,
-                   .w = 350,
-                   .h = 200,
+                   .w = 330,
+                   .h = 190,
                    .title = "Elo ladder (95% intervals)",
                    .xlabel = "generation",
                    .ylabel = "Elo vs generation 0"};
     gen_axis(&p, n);
     vg_nice_range(tmp, m, 5, &p.ylo, &p.yhi, &p.ytick);
-    plot_open(b, 440, 330, "Elo ladder");
+    plot_open(b, 410, 320, "Elo ladder");
     vg_plot_frame(b, &p);
     for (int g = 0; g < n; g++) x[g] = g, tmp[g] = t->gen[g].chain_elo;
-    vg_plot_line(b, &p, x, tmp, n,
+    vg_plot_line(b, &p, x, tmp, n, true,
                  "fill='none' stroke='#8a7a66' stroke-width='1.6' stroke-dasharray='5 4'");
     for (int g = 0; g < n; g++) { /* an infinite Elo (perfect score) sits on the edge */
         double e = t->gen[g].ladder_elo;
         tmp[g] = isinf(e) ? (e > 0 ? p.yhi : p.ylo) : e;
     }
-    vg_plot_line(b, &p, x, tmp, n, "fill='none' stroke='#2f5fa8' stroke-width='2.2'");
+    vg_plot_line(b, &p, x, tmp, n, true, "fill='none' stroke='#2f5fa8' stroke-width='2.2'");
     for (int g = 0; g < n; g++) {
         const view_train_gen_t *r = &t->gen[g];
         if (isnan(r->ladder_elo)) continue;
@@ -118,8 +119,8 @@ static void ladder_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tm
                      "%+.0f [%+.0f, %+.0f]</title></circle>\n",
                      px, vg_py(&p, r->ladder_elo), g, r->ladder_elo, r->ladder_lo, r->ladder_hi);
     }
-    legend(b, p.x0, 300, "#2f5fa8", "none", "promoted generation vs generation 0");
-    legend(b, p.x0, 318, "#8a7a66", "5 4", "gating Elo chained along the promotions");
+    legend(b, p.x0, 290, "#2f5fa8", "none", "promoted generation vs generation 0");
+    legend(b, p.x0, 308, "#8a7a66", "5 4", "gating Elo chained along the promotions");
     gk_sb_puts(b, "</svg>\n");
 }
 
@@ -133,16 +134,16 @@ static void loss_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tmp)
         for (int k = 0; k < 3; k++)
             if (isfinite(v[k])) tmp[m++] = v[k];
     }
-    vg_plot_t p = {.x0 = 64,
+    vg_plot_t p = {.x0 = 62,
                    .y0 = 34,
-                   .w = 350,
-                   .h = 200,
+                   .w = 330,
+                   .h = 190,
                    .title = "Tuner loss",
                    .xlabel = "generation",
                    .ylabel = "loss"};
     gen_axis(&p, n);
     vg_nice_range(tmp, m, 5, &p.ylo, &p.yhi, &p.ytick);
-    plot_open(b, 440, 330, "Tuner loss");
+    plot_open(b, 410, 320, "Tuner loss");
     vg_plot_frame(b, &p);
     static const char *const col[3] = {"#a8977f", "#c0392b", "#e08a2c"};
     static const char *const dash[3] = {"5 4", "none", "2 3"};
@@ -155,16 +156,16 @@ static void loss_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tmp)
         char attrs[160];
         snprintf(attrs, sizeof attrs,
                  "fill='none' stroke='%s' stroke-width='2' stroke-dasharray='%s'", col[k], dash[k]);
-        vg_plot_line(b, &p, x, tmp, n, attrs);
+        vg_plot_line(b, &p, x, tmp, n, false, attrs);
         for (int g = 0; g < n; g++)
             if (isfinite(tmp[g]))
                 gk_sb_printf(b, "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>", vg_px(&p, g),
                              vg_py(&p, tmp[g]), col[k]);
         gk_sb_puts(b, "\n");
     }
-    legend(b, p.x0, 282, col[0], dash[0], "validation, best weights before tuning");
-    legend(b, p.x0, 300, col[1], dash[1], "validation, tuned candidate");
-    legend(b, p.x0, 318, col[2], dash[2], "training, tuned candidate");
+    legend(b, p.x0, 272, col[0], dash[0], "validation, best weights before tuning");
+    legend(b, p.x0, 290, col[1], dash[1], "validation, tuned candidate");
+    legend(b, p.x0, 308, col[2], dash[2], "training, tuned candidate");
     gk_sb_puts(b, "</svg>\n");
 }
 
@@ -173,19 +174,19 @@ static void speed_plot(gk_sb_t *b, const view_train_t *t, double *tmp) {
     for (int g = 0; g < n; g++) {
         const view_train_gen_t *r = &t->gen[g];
         tmp[g] = r->selfplay_s > 0 ? r->games / r->selfplay_s * 3600 : NAN;
-        if (isfinite(tmp[g])) tmp[n + m++] = tmp[g];
+        if (isfinite(tmp[g])) tmp[n + m++] = tmp[g] * 1.04; /* headroom above the bars */
     }
     tmp[n + m++] = 0;
-    vg_plot_t p = {.x0 = 64,
+    vg_plot_t p = {.x0 = 62,
                    .y0 = 34,
-                   .w = 350,
-                   .h = 200,
+                   .w = 330,
+                   .h = 190,
                    .title = "Self-play speed",
                    .xlabel = "generation",
                    .ylabel = "games per hour"};
     gen_axis(&p, n);
     vg_nice_range(tmp + n, m, 5, &p.ylo, &p.yhi, &p.ytick);
-    plot_open(b, 440, 330, "Self-play games per hour");
+    plot_open(b, 410, 320, "Self-play games per hour");
     vg_plot_frame(b, &p);
     double bw = fmin(28, p.w / (n + 1) * 0.7);
     for (int g = 0; g < n; g++)

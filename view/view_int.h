@@ -22,7 +22,8 @@ typedef struct vg_geom {
     double title_y, caption_y; /* baselines; 0 when left out */
 } vg_geom_t;
 
-void vg_geom_init(vg_geom_t *g, int game, const view_board_opts_t *o);
+/* exits: leave room beyond the far edges for the arrow of a piece leaving the board. */
+void vg_geom_init(vg_geom_t *g, int game, bool exits, const view_board_opts_t *o);
 static inline double vg_cx(const vg_geom_t *g, double file) {
     return g->x0 + (file + 0.5) * g->cell;
 }
@@ -73,9 +74,10 @@ static inline double vg_py(const vg_plot_t *p, double y) {
 }
 /* Frame, grid, tick labels, axis labels and title. */
 void vg_plot_frame(gk_sb_t *b, const vg_plot_t *p);
-/* A polyline through the finite points (broken at NaN), with the given attributes. */
+/* A polyline through the finite points with the given attributes: broken at every NaN,
+ * or, with join, joining the points on either side of it. */
 void vg_plot_line(gk_sb_t *b, const vg_plot_t *p, const double *x, const double *y, int n,
-                  const char *attrs);
+                  bool join, const char *attrs);
 
 /* A JSON string that is safe inside an HTML <script> element: like gk_sb_put_json, and
  * '<', '>' and '&' written as \u escapes. */
