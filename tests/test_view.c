@@ -590,18 +590,16 @@ static int write_log_page(const char *dir, const char *name, int game, int varia
                           uint64_t index, gl_game_t *keep) {
     gl_game_t g;
     if (play_log_game(game, variant, playouts, index, &g)) return 1;
-    gk_sb_t b;
-    gk_sb_growing(&b);
     char err[256], path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int rc = view_gamelog_html(&b, &g, NULL, err, sizeof err);
-    if (!rc) rc = view_write(path, &b, err, sizeof err);
+    int rc = view_gamelog_write(path, &g, NULL, err, sizeof err);
+    struct stat st;
+    if (!rc && stat(path, &st)) rc = -1, snprintf(err, sizeof err, "not written");
     if (rc)
         fprintf(stderr, "%s: %s\n", path, err);
     else
-        printf("%s: %s, %u plies, %u actions, %zu bytes\n", path, gk_game_by_id(game)->name,
-               g.plies, g.nactions, b.n);
-    gk_sb_free(&b);
+        printf("%s: %s, %u plies, %u actions, %lld bytes\n", path, gk_game_by_id(game)->name,
+               g.plies, g.nactions, (long long)st.st_size);
     if (keep)
         *keep = g;
     else

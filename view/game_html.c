@@ -697,3 +697,13 @@ int view_gamelog_html(gk_sb_t *out, const gl_game_t *lg, const char *title, char
     g.ntags = nt;
     return view_game_html(out, &g, err, errcap);
 }
+
+int view_gamelog_write(const char *path, const gl_game_t *g, const char *title, char *err,
+                       size_t errcap) {
+    gk_sb_t b;
+    gk_sb_growing(&b);
+    int rc = view_gamelog_html(&b, g, title, err, errcap);
+    if (!rc) rc = view_write(path, &b, err, errcap);
+    gk_sb_free(&b);
+    return rc;
+}

@@ -134,6 +134,10 @@ int view_gamelog_html(gk_sb_t *out, const gl_game_t *g, const char *title, char 
  * memory while it was built. */
 int view_write(const char *path, const gk_sb_t *b, char *err, size_t errcap);
 
+/* view_gamelog_html() into the file path (written atomically): `log export --html`. */
+int view_gamelog_write(const char *path, const gl_game_t *g, const char *title, char *err,
+                       size_t errcap);
+
 /* ---- the training page ---- */
 
 typedef struct view_train_gen {
