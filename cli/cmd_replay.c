@@ -109,6 +109,7 @@ typedef struct {
     const char *file;
     int write_record, quiet, rc;
     const char *html; /* --html OUT */
+    gk_sb_t page;     /* its page, written once the file is known to hold one game */
 } replay_t;
 
 /* Checks and prints one record of the file (gk_record_fn). */
@@ -160,7 +161,7 @@ static int replay_one(void *ctx, const gk_record_t *rec, int index, const char *
             cli_error("replay", "--html: %s holds more than one game; a page shows one", st->file);
             rc = CLI_USAGE;
         } else {
-            rc = cli_view_record_html("replay", rec, &fin, st->file, st->html);
+            rc = cli_view_record_html("replay", rec, &fin, st->file, &st->page);
         }
     }
     if (rc) st->rc = rc;
@@ -203,6 +204,10 @@ int cmd_replay(int argc, char **argv) {
             continue;
         }
         if (c == OPT_HTML) {
+            if (!strcmp(optarg, "-")) {
+                cli_error("replay", "--html needs a file (standard output carries the replay)");
+                return CLI_USAGE;
+            }
             html = optarg;
             continue;
         }
@@ -233,9 +238,12 @@ int cmd_replay(int argc, char **argv) {
         return CLI_FAIL;
     }
     replay_t st = {.file = file, .write_record = write_record, .quiet = quiet, .html = html};
+    gk_sb_growing(&st.page);
     char err[512];
     int n = gk_record_read_all(text, len, &rules, replay_one, &st, err, sizeof err);
     free(text);
+    if (html && n == 1 && !st.rc) st.rc = cli_view_write_page("replay", "--html", html, &st.page);
+    gk_sb_free(&st.page);
     if (n < 0) {
         cli_error("replay", "%s: %s", file, err);
         return CLI_FAIL;

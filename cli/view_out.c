@@ -160,8 +160,17 @@ static gk_result_t claimed(const char *token) {
     return GK_ONGOING;
 }
 
+int cli_view_write_page(const char *cmd, const char *flag, const char *path, const gk_sb_t *page) {
+    char err[512];
+    if (view_write(path, page, err, sizeof err)) {
+        cli_error(cmd, "%s: %s", flag, err);
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
 int cli_view_record_html(const char *cmd, const gk_record_t *rec, const gk_pos_t *fin,
-                         const char *file, const char *out) {
+                         const char *file, gk_sb_t *page) {
     view_game_t g = {0};
     g.start = rec->start;
     g.action = rec->actions;
@@ -184,14 +193,10 @@ int cli_view_record_html(const char *cmd, const gk_record_t *rec, const gk_pos_t
     }
     g.tag = tags;
     g.ntags = rec->ntags;
-    gk_sb_t b;
-    gk_sb_growing(&b);
     char err[512];
-    int rc = CLI_OK;
-    if (view_game_html(&b, &g, err, sizeof err) || view_write(out, &b, err, sizeof err)) {
+    if (view_game_html(page, &g, err, sizeof err)) {
         cli_error(cmd, "--html: %s", err);
-        rc = CLI_FAIL;
+        return CLI_FAIL;
     }
-    gk_sb_free(&b);
-    return rc;
+    return CLI_OK;
 }

@@ -10,6 +10,7 @@
 #ifndef GK_VIEW_OUT_H
 #define GK_VIEW_OUT_H
 
+#include "../common/strbuf.h"
 #include "../games/record.h"
 #include "cli.h"
 
@@ -18,9 +19,12 @@
 int cli_view_board(const char *cmd, const cli_pos_opts_t *po, const gk_pos_t *pos, const char *svg,
                    const char *png);
 
-/* Writes the HTML page of one replayed record; fin is its final position with the
- * rules' end applied (no-move). */
+/* Builds the HTML page of one replayed record into page (a gk_sb_t, growing); fin is its
+ * final position with the rules' end applied (no-move).  The caller writes it with
+ * cli_view_write_page() once it knows the file holds one game. */
 int cli_view_record_html(const char *cmd, const gk_record_t *rec, const gk_pos_t *fin,
-                         const char *file, const char *out);
+                         const char *file, gk_sb_t *page);
+/* Writes page to path atomically; flag names the option in errors ("--html"). */
+int cli_view_write_page(const char *cmd, const char *flag, const char *path, const gk_sb_t *page);
 
 #endif

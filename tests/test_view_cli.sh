@@ -63,6 +63,8 @@ grep -q '<!DOCTYPE html>' "$T/w.html" || bad "w.html is not a page"
 grep -q 'Matthieu Walraet' "$T/w.html" || bad "w.html lacks the players"
 cat "$WIKI" "$WIKI" >"$T/two.txt"
 expect 2 "more than one game" "$G" replay "$T/two.txt" --quiet --html "$T/two.html"
+[ -e "$T/two.html" ] && bad "a page was written for a file of two games"
+expect 2 "needs a file" "$G" replay "$WIKI" --html -
 sed 's/c5\*d5,e5,f6/c5*d5,e5,f7/' "$WIKI" >"$T/badrec.txt"
 expect 1 "ply 9" "$G" replay "$T/badrec.txt" --quiet --html "$T/bad.html"
 [ -e "$T/bad.html" ] && bad "a page was written for a bad record"
