@@ -186,13 +186,20 @@ int cli_view_record_html(const char *cmd, const gk_record_t *rec, const gk_pos_t
     }
     const char *event = gk_record_tag(rec, "Event");
     g.title = event && *event ? event : file;
+    /* The header lines: the tags that the title and the line under it do not show. */
     const char *tags[2 * GK_RECORD_MAX_TAGS];
+    int nt = 0;
     for (int i = 0; i < rec->ntags; i++) {
-        tags[2 * i] = rec->tags[i].name;
-        tags[2 * i + 1] = rec->tags[i].value;
+        const char *name = rec->tags[i].name;
+        if (!strcmp(name, "Result") || !strcmp(name, "Game") || !strcmp(name, "Variant") ||
+            (!strcmp(name, "Event") && g.title == event))
+            continue;
+        tags[2 * nt] = name;
+        tags[2 * nt + 1] = rec->tags[i].value;
+        nt++;
     }
     g.tag = tags;
-    g.ntags = rec->ntags;
+    g.ntags = nt;
     char err[512];
     if (view_game_html(page, &g, err, sizeof err)) {
         cli_error(cmd, "--html: %s", err);
