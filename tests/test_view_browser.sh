@@ -27,7 +27,7 @@ bad() {
 }
 
 chrome() { # chromium as root on a machine without a display or a network
-    timeout 120 "$CH" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    timeout 300 "$CH" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
         --disable-dev-shm-usage --hide-scrollbars --user-data-dir="$T/profile" "$@" \
         2>>"$T/chromium.log"
