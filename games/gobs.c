@@ -693,15 +693,6 @@ static uint64_t gobs_perft(const gk_pos_t *p, int depth) {
     return v;
 }
 
-uint64_t gobs_chain_count(const gk_pos_t *p, int sq) {
-    memo_t lv[2];
-    memset(lv, 0, sizeof lv);
-    perft_ctx_t c = {lv, 2, NULL, 0};
-    uint64_t v = chains_from(&c, p, sq, 1);
-    free(lv[1].e);
-    return v;
-}
-
 /* ------------------------------------------------------------------------------------ */
 /* Notation                                                                             */
 
