@@ -10,6 +10,7 @@
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) for the perft memo */
 #include "gobs.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,11 +49,14 @@ void gobs_init(void) {
 /* Board helpers                                                                        */
 
 static inline void put(gk_pos_t *p, int sq, int c) {
+    assert(sq >= 0 && sq < GOBS_SQUARES && (c == GOBS_WHITE || c == GOBS_BLACK));
+    assert(p->b.cell[sq] == GOBS_EMPTY);
     p->b.cell[sq] = (uint8_t)c;
     p->hash ^= z_piece[c - 1][sq];
 }
 
 static inline void take(gk_pos_t *p, int sq) {
+    assert(sq >= 0 && sq < GOBS_SQUARES && p->b.cell[sq] != GOBS_EMPTY);
     p->hash ^= z_piece[p->b.cell[sq] - 1][sq];
     p->b.cell[sq] = GOBS_EMPTY;
 }
@@ -111,6 +115,7 @@ static int legs_from(const gk_pos_t *p, int sq, uint8_t *land, uint8_t *over) {
             over[n++] = (uint8_t)e;
         }
     }
+    assert(n <= 56); /* the callers' buffers: at most 7 landings in each of 8 lines */
     return n;
 }
 
@@ -142,6 +147,7 @@ static int gobs_gen(const gk_pos_t *p, gk_action_t *out) {
     int n = 0;
     if (p->in_turn) {
         const int sq = p->aux[GOBS_AUX_JUMPER];
+        assert(p->in_turn < GK_MAX_TURN && p->b.cell[sq] == p->stm + 1);
         const int k = legs_from(p, sq, land, over);
         for (int i = 0; i < k; i++) out[n++] = gobs_act(GOBS_ACT_LEG, sq, land[i], 0);
         out[n++] = GOBS_STOP;
@@ -165,7 +171,10 @@ static int gobs_gen(const gk_pos_t *p, gk_action_t *out) {
                         uint8_t pl[9];
                         int np = placements(p, sq, pl);
                         /* Never reached (docs/RULES.md, "Gobs: number of actions": the
-                         * most found is 771), but the buffer must not overflow. */
+                         * most found is 771): a position that gets here disproves the
+                         * bound; a release build drops the extra actions rather than
+                         * overflow the buffer. */
+                        assert(n + np <= GK_MAX_ACTIONS);
                         if (n + np > GK_MAX_ACTIONS) np = GK_MAX_ACTIONS - n;
                         for (int i = 0; i < np; i++)
                             out[n++] = gobs_act(GOBS_ACT_ELIM, sq, r[1], pl[i]);
@@ -184,6 +193,9 @@ static int gobs_gen(const gk_pos_t *p, gk_action_t *out) {
                 out[n++] = gobs_act(GOBS_ACT_LEG, sq, r[k], 0);
         }
     }
+    /* The standard rules have no clamp: 383 is the most found (docs/RULES.md); past
+     * GK_MAX_ACTIONS the writes above would already have overflowed. */
+    assert(n <= GK_MAX_ACTIONS);
     return n;
 }
 
@@ -217,8 +229,13 @@ static void end_turn(gk_pos_t *p, bool elim) {
 static int jumped_square(const gk_pos_t *p, int from, int to) {
     int dx = to % 9 - from % 9, dy = to / 9 - from / 9;
     int step = (dx > 0) - (dx < 0) + 9 * ((dy > 0) - (dy < 0));
+    assert(step != 0);
     int s = from + step;
-    while (p->b.cell[s] == GOBS_EMPTY) s += step;
+    while (p->b.cell[s] == GOBS_EMPTY) {
+        s += step;
+        assert(s != to); /* a leg jumps exactly one piece */
+    }
+    assert(p->b.cell[s] == 2 - p->stm);
     return s;
 }
 
@@ -226,6 +243,10 @@ static int jumped_square(const gk_pos_t *p, int from, int to) {
  * (mid-turn key included) exact. */
 static void do_leg(gk_pos_t *p, int from, int to, int over) {
     const int me = p->stm, mc = me + 1;
+    /* The jumped piece is the enemy's; a turn fits GK_MAX_TURN actions (each leg flips
+     * an enemy piece, so there are at most 53 legs, then "stop"). */
+    assert(p->b.cell[over] == 2 - me && p->aux[GOBS_AUX_COUNT + 1 - me] > 0);
+    assert(p->in_turn + 1 < GK_MAX_TURN);
     if (p->in_turn) p->hash ^= mid_key(p);
     take(p, over);
     put(p, over, mc);
@@ -240,6 +261,7 @@ static void do_leg(gk_pos_t *p, int from, int to, int over) {
 
 /* Ends a jump chain in progress (the "stop" action, or no further leg). */
 static void finish_chain(gk_pos_t *p) {
+    assert(p->in_turn > 0);
     p->hash ^= mid_key(p);
     end_turn(p, false);
 }
@@ -247,7 +269,15 @@ static void finish_chain(gk_pos_t *p) {
 static void gobs_play(gk_pos_t *p, gk_action_t a) {
     const int from = gobs_act_from(a), to = gobs_act_to(a);
     const int me = p->stm, mc = me + 1, oc = 2 - me;
-    switch (gobs_act_kind(a)) {
+    const int kind = gobs_act_kind(a);
+    /* Legal actions only (game.h): action 0 has no kind; mid-turn only the jumper's next
+     * leg or "stop", "stop" only mid-turn; every other action moves the mover's piece. */
+    assert(a != GK_NO_ACTION && p->result == GK_ONGOING);
+    assert(p->in_turn
+               ? kind == GOBS_ACT_STOP || (kind == GOBS_ACT_LEG && from == p->aux[GOBS_AUX_JUMPER])
+               : kind != GOBS_ACT_STOP);
+    assert(kind == GOBS_ACT_STOP || p->b.cell[from] == mc);
+    switch (kind) {
     case GOBS_ACT_SLIDE:
         take(p, from);
         put(p, to, mc);
@@ -268,7 +298,7 @@ static void gobs_play(gk_pos_t *p, gk_action_t a) {
         if (!has_leg(p, to)) finish_chain(p);
         break;
     case GOBS_ACT_STOP: finish_chain(p); break;
-    default: break;
+    default: assert(!"unknown action kind"); break;
     }
 }
 
@@ -317,6 +347,9 @@ static void memo_index(memo_t *m, const gk_pos_t *p) {
     const int oc = 2 - p->stm;
     int k = 0;
     for (int s = 0; s < GOBS_SQUARES; s++) m->idx[s] = p->b.cell[s] == oc ? (uint8_t)k++ : 0;
+    /* Keys are mask << 7 | square below the generation bits: at most 53 enemy pieces
+     * (54 in all, the mover has one). */
+    assert(k <= 53);
 }
 
 /* Starts the memo for a new chain root of p.  A table left empty by the previous root
@@ -677,6 +710,7 @@ static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d) {
 }
 
 static uint64_t gobs_perft(const gk_pos_t *p, int depth) {
+    assert(depth >= 0);
     if (depth <= 0) return 1;
     perft_ctx_t c;
     c.nlv = depth + 1;

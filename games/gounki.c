@@ -13,6 +13,7 @@
  */
 #include "gounki.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -85,6 +86,9 @@ void gounki_init(void) {
 /* ---- position basics ---- */
 
 static void set_cell(gk_pos_t *p, int sq, int v) {
+    /* A cell is empty or a stack of 1 to 3 pieces of one colour (gounki.h). */
+    assert(sq >= 0 && sq < 64 && v >= 0 && v < 32);
+    assert(!(v & 15) ? v == 0 : gounki_cell_size(v) <= 3);
     int old = p->b.cell[sq];
     p->hash ^= zob_cell[old][sq] ^ zob_cell[v][sq];
     p->b.cell[sq] = (uint8_t)v;
@@ -227,6 +231,7 @@ static ALWAYS_INLINE int walk_group(const gk_pos_t *p, int c, int o, const uint8
         if (base < 0) return WALK_BLOCKED;
         for (int j = 0; j < d->nd; j++) base += d->drops[j] == t;
         if (base >= 3) return WALK_BLOCKED;
+        assert(d->nd < 3); /* a stack holds at most 3 pieces */
         d->stacks |= base > 0;
         d->kinds |= kind << d->nd;
         d->drops[d->nd++] = t;
@@ -297,7 +302,9 @@ static inline int gen_all(const gk_pos_t *p, gk_action_t *out) {
 }
 
 static int gounki_gen(const gk_pos_t *p, gk_action_t *out) {
-    return gen_all(p, out);
+    int n = gen_all(p, out);
+    assert(n <= GK_MAX_ACTIONS);
+    return n;
 }
 
 /* Counting only: one copy of the generator per stack composition, so that the step
@@ -360,6 +367,10 @@ int gounki_count_moves(const gk_pos_t *p) {
 static void gounki_play(gk_pos_t *p, gk_action_t a) {
     int c = p->stm, o = gounki_act_from(a);
     int v = p->b.cell[o];
+    /* Legal actions only (game.h): the game goes on and o holds a stack of the mover;
+     * action 0 (a1-a1) is never legal. */
+    assert(a != GK_NO_ACTION && p->result == GK_ONGOING && p->in_turn == 0);
+    assert((v & 15) && ((v >> 4) & 1) == c);
     int win = 0;
     set_cell(p, o, 0);
     if (!gounki_act_is_deploy(a)) {
@@ -408,6 +419,7 @@ static uint64_t perft_rec(const gk_pos_t *p, int depth) {
 }
 
 static uint64_t gounki_perft(const gk_pos_t *p, int depth) {
+    assert(depth >= 0);
     if (depth <= 0) return 1;
     return perft_rec(p, depth);
 }
