@@ -851,6 +851,122 @@ static bool short_elim_shape(const gk_pos_t *p, int from, int to) {
     return false;
 }
 
+static int too_many(char *err, size_t errcap) {
+    snprintf(err, errcap, "move has too many actions");
+    return -1;
+}
+
+/* A slide "FROM-TO" or an elimination "FROMxTO" (short: "FROMxTO/PLACE"); s is the text
+ * after the separator, n1 the name of from. */
+static int parse_slide_elim(const gk_pos_t *p, int from, char sep, const char *s, const char *n1,
+                            gk_action_t *seq, int cap, char *err, size_t errcap) {
+    char n2[3];
+    const int to = read_sq(&s);
+    if (to < 0) {
+        snprintf(err, errcap, "expected a square after '%s%c'", n1, sep);
+        return -1;
+    }
+    sq_name(to, n2);
+    int place = 0;
+    const bool shrt = p->variant == GOBS_VAR_SHORT;
+    if (sep == 'x' && shrt) {
+        if (*s != '/') {
+            snprintf(err, errcap,
+                     "%sx%s: the short variant needs the placement square, "
+                     "as in %sx%s/c9",
+                     n1, n2, n1, n2);
+            return -1;
+        }
+        s++;
+        place = read_sq(&s);
+        if (place < 0) {
+            snprintf(err, errcap, "expected a placement square after '/'");
+            return -1;
+        }
+    }
+    if (*s) {
+        snprintf(err, errcap, "unexpected text after the move: '%.20s'", s);
+        return -1;
+    }
+    gk_action_t list[GK_MAX_ACTIONS];
+    const int nl = gobs_gen(p, list);
+    const gk_action_t a = gobs_act(sep == '-' ? GOBS_ACT_SLIDE : GOBS_ACT_ELIM, from, to, place);
+    if (find_action(list, nl, a) < 0) {
+        if (sep == '-')
+            snprintf(err, errcap, "%s-%s is not a legal slide", n1, n2);
+        else if (shrt && short_elim_shape(p, from, to)) {
+            /* The capture itself is fine: the placement is what fails. */
+            const char *victim = p->stm == GK_WHITE ? "Black" : "White";
+            const int rank = first_row(1 - p->stm) + 1;
+            uint8_t pl[9];
+            char n3[3];
+            sq_name(place, n3);
+            if (placements(p, from, pl) == 0)
+                snprintf(err, errcap,
+                         "%sx%s: %s's first rank (%d) has no empty square for "
+                         "the piece",
+                         n1, n2, victim, rank);
+            else
+                snprintf(err, errcap,
+                         "%sx%s/%s: %s is not an empty square of %s's first "
+                         "rank (%d)",
+                         n1, n2, n3, n3, victim, rank);
+        } else {
+            snprintf(err, errcap, "%sx%s is not a legal elimination", n1, n2);
+        }
+        return -1;
+    }
+    if (cap < 1) return too_many(err, errcap);
+    seq[0] = a;
+    return 1;
+}
+
+/* A jump chain "FROM:TO:TO..." (s is the text after the first ':'), played leg by leg
+ * on a copy of p, with "stop" appended when the piece could jump on. */
+static int parse_chain(const gk_pos_t *p, int from, const char *s, gk_action_t *seq, int cap,
+                       char *err, size_t errcap) {
+    gk_action_t list[GK_MAX_ACTIONS];
+    char n1[3], n2[3];
+    gk_pos_t q = *p;
+    int n = 0, cur = from;
+    for (;;) {
+        const int to = read_sq(&s);
+        if (to < 0) {
+            snprintf(err, errcap, "expected a square after ':' in a jump chain");
+            return -1;
+        }
+        if (q.stm != p->stm || q.result != GK_ONGOING ||
+            (n > 0 && q.in_turn == 0)) { /* the chain already ended */
+            sq_name(cur, n1);
+            snprintf(err, errcap, "the chain cannot continue after %s (no further jump)", n1);
+            return -1;
+        }
+        const gk_action_t a = gobs_act(GOBS_ACT_LEG, cur, to, 0);
+        const int nl = gobs_gen(&q, list);
+        if (find_action(list, nl, a) < 0) {
+            sq_name(cur, n1);
+            sq_name(to, n2);
+            snprintf(err, errcap, "%s:%s is not a legal jump", n1, n2);
+            return -1;
+        }
+        if (n >= cap) return too_many(err, errcap);
+        seq[n++] = a;
+        gobs_play(&q, a);
+        cur = to;
+        if (*s == 0) break;
+        if (*s != ':') {
+            snprintf(err, errcap, "unexpected text in a jump chain: '%.20s'", s);
+            return -1;
+        }
+        s++;
+    }
+    if (q.in_turn) {
+        if (n >= cap) return too_many(err, errcap);
+        seq[n++] = GOBS_STOP;
+    }
+    return n;
+}
+
 static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq, int cap,
                            char *err, size_t errcap) {
     char low[GK_MOVE_TEXT_MAX];
@@ -876,15 +992,13 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
         snprintf(err, errcap, "empty move");
         return -1;
     }
-    gk_action_t list[GK_MAX_ACTIONS];
-    int nl = gobs_gen(p, list);
     char n1[3], n2[3];
     if (!strcmp(low, "stop")) {
         if (!p->in_turn) {
             snprintf(err, errcap, "'stop' only ends a jump chain in progress");
             return -1;
         }
-        if (cap < 1) goto too_many;
+        if (cap < 1) return too_many(err, errcap);
         seq[0] = GOBS_STOP;
         return 1;
     }
@@ -905,110 +1019,13 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
         return -1;
     }
     const char sep = *s++;
-    if (sep == '-' || sep == 'x') {
-        const int to = read_sq(&s);
-        if (to < 0) {
-            snprintf(err, errcap, "expected a square after '%s%c'", n1, sep);
-            return -1;
-        }
-        sq_name(to, n2);
-        int place = 0;
-        const bool shrt = p->variant == GOBS_VAR_SHORT;
-        if (sep == 'x' && shrt) {
-            if (*s != '/') {
-                snprintf(err, errcap,
-                         "%sx%s: the short variant needs the placement square, "
-                         "as in %sx%s/c9",
-                         n1, n2, n1, n2);
-                return -1;
-            }
-            s++;
-            place = read_sq(&s);
-            if (place < 0) {
-                snprintf(err, errcap, "expected a placement square after '/'");
-                return -1;
-            }
-        }
-        if (*s) {
-            snprintf(err, errcap, "unexpected text after the move: '%.20s'", s);
-            return -1;
-        }
-        const gk_action_t a =
-            gobs_act(sep == '-' ? GOBS_ACT_SLIDE : GOBS_ACT_ELIM, from, to, place);
-        if (find_action(list, nl, a) < 0) {
-            if (sep == '-')
-                snprintf(err, errcap, "%s-%s is not a legal slide", n1, n2);
-            else if (shrt && short_elim_shape(p, from, to)) {
-                /* The capture itself is fine: the placement is what fails. */
-                const char *victim = p->stm == GK_WHITE ? "Black" : "White";
-                const int rank = first_row(1 - p->stm) + 1;
-                uint8_t pl[9];
-                char n3[3];
-                sq_name(place, n3);
-                if (placements(p, from, pl) == 0)
-                    snprintf(err, errcap,
-                             "%sx%s: %s's first rank (%d) has no empty square for "
-                             "the piece",
-                             n1, n2, victim, rank);
-                else
-                    snprintf(err, errcap,
-                             "%sx%s/%s: %s is not an empty square of %s's first "
-                             "rank (%d)",
-                             n1, n2, n3, n3, victim, rank);
-            } else {
-                snprintf(err, errcap, "%sx%s is not a legal elimination", n1, n2);
-            }
-            return -1;
-        }
-        if (cap < 1) goto too_many;
-        seq[0] = a;
-        return 1;
-    }
+    if (sep == '-' || sep == 'x')
+        return parse_slide_elim(p, from, sep, s, n1, seq, cap, err, errcap);
     if (sep != ':') {
         snprintf(err, errcap, "expected '-', 'x' or ':' after %s", n1);
         return -1;
     }
-    gk_pos_t q = *p;
-    int n = 0, cur = from;
-    for (;;) {
-        const int to = read_sq(&s);
-        if (to < 0) {
-            snprintf(err, errcap, "expected a square after ':' in a jump chain");
-            return -1;
-        }
-        if (q.stm != p->stm || q.result != GK_ONGOING ||
-            (n > 0 && q.in_turn == 0)) { /* the chain already ended */
-            sq_name(cur, n1);
-            snprintf(err, errcap, "the chain cannot continue after %s (no further jump)", n1);
-            return -1;
-        }
-        const gk_action_t a = gobs_act(GOBS_ACT_LEG, cur, to, 0);
-        nl = gobs_gen(&q, list);
-        if (find_action(list, nl, a) < 0) {
-            sq_name(cur, n1);
-            sq_name(to, n2);
-            snprintf(err, errcap, "%s:%s is not a legal jump", n1, n2);
-            return -1;
-        }
-        if (n >= cap) goto too_many;
-        seq[n++] = a;
-        gobs_play(&q, a);
-        cur = to;
-        if (*s == 0) break;
-        if (*s != ':') {
-            snprintf(err, errcap, "unexpected text in a jump chain: '%.20s'", s);
-            return -1;
-        }
-        s++;
-    }
-    if (q.in_turn) {
-        if (n >= cap) goto too_many;
-        seq[n++] = GOBS_STOP;
-    }
-    return n;
-too_many:
-    snprintf(err, errcap, "move has too many actions");
-    return -1;
+    return parse_chain(p, from, s, seq, cap, err, errcap);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -1075,6 +1092,157 @@ static bool field_is(const char *f, size_t len, const char *word) {
     return strlen(word) == len && !strncmp(f, word, len);
 }
 
+/* The BOARD field: ranks 9 to 1, separated by '/'; fills the cells and the counts. */
+static int parse_board(gk_pos_t *p, const char *f, size_t fl, char *err, size_t errcap) {
+    int row = 8, file = 0;
+    for (size_t i = 0; i < fl; i++) {
+        const char ch = f[i];
+        if (ch == '/') {
+            if (file != 9) {
+                snprintf(err, errcap, "board rank %d has %d squares, not 9", row + 1, file);
+                return -1;
+            }
+            if (row == 0) {
+                snprintf(err, errcap, "board has more than 9 ranks");
+                return -1;
+            }
+            row--;
+            file = 0;
+        } else if (ch >= '1' && ch <= '9') {
+            file += ch - '0';
+            if (file > 9) {
+                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
+                return -1;
+            }
+        } else if (ch == 'w' || ch == 'b') {
+            if (file >= 9) {
+                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
+                return -1;
+            }
+            const int side = ch == 'w' ? GK_WHITE : GK_BLACK;
+            p->b.cell[9 * row + file++] = (uint8_t)(side + 1);
+            p->aux[GOBS_AUX_COUNT + side]++;
+        } else {
+            snprintf(err, errcap, "board: unexpected character '%c' (w, b, 1-9 or /)", ch);
+            return -1;
+        }
+    }
+    if (row != 0 || file != 9) {
+        snprintf(err, errcap, "board must have 9 ranks of 9 squares, rank 9 first");
+        return -1;
+    }
+    const int nw = p->aux[GOBS_AUX_COUNT], nb = p->aux[GOBS_AUX_COUNT + 1];
+    if (nw + nb > 54) {
+        snprintf(err, errcap, "board has %d pieces; the game has 54", nw + nb);
+        return -1;
+    }
+    return 0;
+}
+
+/* The PLY field: 0..65535 without leading zeros. */
+static int parse_ply(gk_pos_t *p, const char *f, size_t fl, char *err, size_t errcap) {
+    unsigned long ply = 0;
+    if (fl < 1 || fl > 5 || (fl > 1 && f[0] == '0')) {
+        snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
+        return -1;
+    }
+    for (size_t i = 0; i < fl; i++) {
+        if (!isdigit((unsigned char)f[i])) {
+            snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
+            return -1;
+        }
+        ply = ply * 10 + (unsigned long)(f[i] - '0');
+    }
+    if (ply > 65535) {
+        snprintf(err, errcap, "ply %lu is above 65535", ply);
+        return -1;
+    }
+    p->ply = (uint16_t)ply;
+    return 0;
+}
+
+/* The TURN field other than "-": SQUARE+LEGS, a jump chain in progress. */
+static int parse_turn(gk_pos_t *p, const char *s, size_t fl, char *err, size_t errcap) {
+    char low[3] = {(char)tolower((unsigned char)s[0]),
+                   fl > 1 ? (char)tolower((unsigned char)s[1]) : 0, 0};
+    const char *t = low;
+    const int sq = fl >= 2 ? read_sq(&t) : -1;
+    unsigned long legs = 0;
+    bool ok = sq >= 0 && fl >= 4 && fl <= 5 && s[2] == '+' && s[3] != '0';
+    for (size_t i = 3; ok && i < fl; i++) {
+        if (!isdigit((unsigned char)s[i])) ok = false;
+        legs = legs * 10 + (unsigned long)(s[i] - '0');
+    }
+    if (!ok || legs < 1 || legs > 53) {
+        snprintf(err, errcap, "turn must be '-' or SQUARE+LEGS (e.g. d4+2, legs 1..53)");
+        return -1;
+    }
+    if (p->b.cell[sq] != p->stm + 1) {
+        snprintf(err, errcap, "turn: the jumping piece on %c%c is not the side to move's", low[0],
+                 low[1]);
+        return -1;
+    }
+    p->in_turn = (uint8_t)legs;
+    p->aux[GOBS_AUX_JUMPER] = (uint8_t)sq;
+    return 0;
+}
+
+/* The RESULT field other than "*": RESULT:REASON, the reason fitting the result. */
+static int parse_result(gk_pos_t *p, const char *f, size_t fl, char *err, size_t errcap) {
+    const char *colon = memchr(f, ':', fl);
+    gk_result_t r = GK_ONGOING;
+    if (colon) {
+        const size_t rl = (size_t)(colon - f);
+        for (int i = GK_WIN_WHITE; i <= GK_DRAW; i++)
+            if (field_is(f, rl, gk_result_text((gk_result_t)i))) r = (gk_result_t)i;
+    }
+    int why = -1;
+    if (colon && r != GK_ONGOING) {
+        const size_t wl = fl - (size_t)(colon + 1 - f);
+        for (int i = GK_REASON_NO_MOVE; i < GK_NREASONS; i++)
+            if (field_is(colon + 1, wl, gk_reason_text((gk_reason_t)i))) why = i;
+    }
+    const bool drawish =
+        why == GK_REASON_REPETITION || why == GK_REASON_PLY_LIMIT || why == GK_REASON_GOBS_DRAW;
+    if (why < 0 || (r == GK_DRAW) != drawish) {
+        snprintf(err, errcap,
+                 "result must be '*' or RESULT:REASON as in '1-0:gobs', "
+                 "'1/2-1/2:gobs-draw' (reasons: gobs, gobs-draw, no-move, "
+                 "repetition, ply-limit, resign)");
+        return -1;
+    }
+    p->result = (uint8_t)r;
+    p->reason = (uint8_t)why;
+    return 0;
+}
+
+/* An unfinished position must be one the rules can reach: the mover started its turn
+ * with at least 5 pieces (5 = GOBSed), the other side with at least 6 (it did not just
+ * fail), a chain in progress can go on, and the ply limit is not reached. */
+static int check_reachable(const gk_pos_t *p, uint16_t max_plies, char *err, size_t errcap) {
+    const int me = p->stm, opp = 1 - me, legs = p->in_turn;
+    if (p->aux[GOBS_AUX_COUNT + me] - legs < GOBS_LIMIT) {
+        snprintf(err, errcap, "the side to move has fewer than 5 pieces: the game is over");
+        return -1;
+    }
+    if (p->aux[GOBS_AUX_COUNT + opp] + legs <= GOBS_LIMIT) {
+        snprintf(err, errcap, "the side not to move has 5 pieces or fewer: the game would be over");
+        return -1;
+    }
+    if (p->in_turn && !has_leg(p, p->aux[GOBS_AUX_JUMPER])) {
+        snprintf(err, errcap,
+                 "turn: the jumping piece has no further jump, so the turn "
+                 "would already have ended");
+        return -1;
+    }
+    if (max_plies && p->ply >= max_plies) {
+        snprintf(err, errcap, "ply %u is not below the ply limit %u (see --max-plies)",
+                 (unsigned)p->ply, (unsigned)max_plies);
+        return -1;
+    }
+    return 0;
+}
+
 static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plies, char *err,
                               size_t errcap) {
     const char *f[6];
@@ -1107,49 +1275,7 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
                  (int)(fl[0] > 20 ? 20 : fl[0]), f[0]);
         return -1;
     }
-    /* Board: ranks 9 to 1, separated by '/'. */
-    int row = 8, file = 0;
-    for (size_t i = 0; i < fl[1]; i++) {
-        const char ch = f[1][i];
-        if (ch == '/') {
-            if (file != 9) {
-                snprintf(err, errcap, "board rank %d has %d squares, not 9", row + 1, file);
-                return -1;
-            }
-            if (row == 0) {
-                snprintf(err, errcap, "board has more than 9 ranks");
-                return -1;
-            }
-            row--;
-            file = 0;
-        } else if (ch >= '1' && ch <= '9') {
-            file += ch - '0';
-            if (file > 9) {
-                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
-                return -1;
-            }
-        } else if (ch == 'w' || ch == 'b') {
-            if (file >= 9) {
-                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
-                return -1;
-            }
-            const int side = ch == 'w' ? GK_WHITE : GK_BLACK;
-            p.b.cell[9 * row + file++] = (uint8_t)(side + 1);
-            p.aux[GOBS_AUX_COUNT + side]++;
-        } else {
-            snprintf(err, errcap, "board: unexpected character '%c' (w, b, 1-9 or /)", ch);
-            return -1;
-        }
-    }
-    if (row != 0 || file != 9) {
-        snprintf(err, errcap, "board must have 9 ranks of 9 squares, rank 9 first");
-        return -1;
-    }
-    const int nw = p.aux[GOBS_AUX_COUNT], nb = p.aux[GOBS_AUX_COUNT + 1];
-    if (nw + nb > 54) {
-        snprintf(err, errcap, "board has %d pieces; the game has 54", nw + nb);
-        return -1;
-    }
+    if (parse_board(&p, f[1], fl[1], err, errcap) < 0) return -1;
     if (field_is(f[2], fl[2], "w"))
         p.stm = GK_WHITE;
     else if (field_is(f[2], fl[2], "b"))
@@ -1158,100 +1284,12 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
         snprintf(err, errcap, "side to move must be 'w' or 'b'");
         return -1;
     }
-    unsigned long ply = 0;
-    if (fl[3] < 1 || fl[3] > 5 || (fl[3] > 1 && f[3][0] == '0')) {
-        snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
+    if (parse_ply(&p, f[3], fl[3], err, errcap) < 0) return -1;
+    if (nf >= 5 && !field_is(f[4], fl[4], "-") && parse_turn(&p, f[4], fl[4], err, errcap) < 0)
         return -1;
-    }
-    for (size_t i = 0; i < fl[3]; i++) {
-        if (!isdigit((unsigned char)f[3][i])) {
-            snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
-            return -1;
-        }
-        ply = ply * 10 + (unsigned long)(f[3][i] - '0');
-    }
-    if (ply > 65535) {
-        snprintf(err, errcap, "ply %lu is above 65535", ply);
+    if (nf == 6 && !field_is(f[5], fl[5], "*") && parse_result(&p, f[5], fl[5], err, errcap) < 0)
         return -1;
-    }
-    p.ply = (uint16_t)ply;
-    const int me = p.stm, opp = 1 - me;
-    if (nf >= 5 && !field_is(f[4], fl[4], "-")) {
-        const char *s = f[4];
-        char low[3] = {(char)tolower((unsigned char)s[0]),
-                       fl[4] > 1 ? (char)tolower((unsigned char)s[1]) : 0, 0};
-        const char *t = low;
-        const int sq = fl[4] >= 2 ? read_sq(&t) : -1;
-        unsigned long legs = 0;
-        size_t i = 3;
-        bool ok = sq >= 0 && fl[4] >= 4 && fl[4] <= 5 && s[2] == '+' && s[3] != '0';
-        for (; ok && i < fl[4]; i++) {
-            if (!isdigit((unsigned char)s[i])) ok = false;
-            legs = legs * 10 + (unsigned long)(s[i] - '0');
-        }
-        if (!ok || legs < 1 || legs > 53) {
-            snprintf(err, errcap, "turn must be '-' or SQUARE+LEGS (e.g. d4+2, legs 1..53)");
-            return -1;
-        }
-        if (p.b.cell[sq] != me + 1) {
-            snprintf(err, errcap, "turn: the jumping piece on %c%c is not the side to move's",
-                     low[0], low[1]);
-            return -1;
-        }
-        p.in_turn = (uint8_t)legs;
-        p.aux[GOBS_AUX_JUMPER] = (uint8_t)sq;
-    }
-    if (nf == 6 && !field_is(f[5], fl[5], "*")) {
-        const char *colon = memchr(f[5], ':', fl[5]);
-        gk_result_t r = GK_ONGOING;
-        if (colon) {
-            const size_t rl = (size_t)(colon - f[5]);
-            for (int i = GK_WIN_WHITE; i <= GK_DRAW; i++)
-                if (field_is(f[5], rl, gk_result_text((gk_result_t)i))) r = (gk_result_t)i;
-        }
-        int why = -1;
-        if (colon && r != GK_ONGOING) {
-            const size_t wl = fl[5] - (size_t)(colon + 1 - f[5]);
-            for (int i = GK_REASON_NO_MOVE; i < GK_NREASONS; i++)
-                if (field_is(colon + 1, wl, gk_reason_text((gk_reason_t)i))) why = i;
-        }
-        const bool drawish =
-            why == GK_REASON_REPETITION || why == GK_REASON_PLY_LIMIT || why == GK_REASON_GOBS_DRAW;
-        if (why < 0 || (r == GK_DRAW) != drawish) {
-            snprintf(err, errcap,
-                     "result must be '*' or RESULT:REASON as in '1-0:gobs', "
-                     "'1/2-1/2:gobs-draw' (reasons: gobs, gobs-draw, no-move, "
-                     "repetition, ply-limit, resign)");
-            return -1;
-        }
-        p.result = (uint8_t)r;
-        p.reason = (uint8_t)why;
-    }
-    if (p.result == GK_ONGOING) {
-        /* Only states the rules can reach: the mover started its turn with at least 5
-         * pieces (5 = GOBSed), the other side with at least 6 (it did not just fail). */
-        const int legs = p.in_turn;
-        if (p.aux[GOBS_AUX_COUNT + me] - legs < GOBS_LIMIT) {
-            snprintf(err, errcap, "the side to move has fewer than 5 pieces: the game is over");
-            return -1;
-        }
-        if (p.aux[GOBS_AUX_COUNT + opp] + legs <= GOBS_LIMIT) {
-            snprintf(err, errcap,
-                     "the side not to move has 5 pieces or fewer: the game would be over");
-            return -1;
-        }
-        if (p.in_turn && !has_leg(&p, p.aux[GOBS_AUX_JUMPER])) {
-            snprintf(err, errcap,
-                     "turn: the jumping piece has no further jump, so the turn "
-                     "would already have ended");
-            return -1;
-        }
-        if (max_plies && p.ply >= max_plies) {
-            snprintf(err, errcap, "ply %u is not below the ply limit %u (see --max-plies)",
-                     (unsigned)p.ply, (unsigned)max_plies);
-            return -1;
-        }
-    }
+    if (p.result == GK_ONGOING && check_reachable(&p, max_plies, err, errcap) < 0) return -1;
     p.hash = gobs_hash_full(&p);
     *out = p;
     return 0;
