@@ -1,11 +1,13 @@
 /*
  * cli/cmd_bench.c -- `gounki bench`: the search's regression signature and speed.
  *
- * Fixed positions of each game (the start, and positions reached by a fixed seeded
- * random walk from it), a fixed playout budget, a fixed seed, early stop off.  With one
+ * Fixed positions of each game, written as position strings (Stockfish's Defaults,
+ * Ethereal's bench list), a fixed playout budget, a fixed seed, early stop off.  With one
  * thread the total node count is a pure function of the rules, the evaluation, the
  * default weights and the search: it is the "Bench: N" signature that commit messages
- * quote when it changes.
+ * quote when it changes (scripts/signature.sh checks it against the commit log).  Being
+ * literal strings, the positions do not move when move generation lists actions in
+ * another order; only the search can move the signature.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,34 +21,47 @@ const char cmd_bench_summary[] = "search fixed positions: node-count signature a
 
 #define BENCH_PLAYOUTS 5000
 
-typedef struct {
-    int game, variant, walk; /* random actions played from the start */
-} bench_pos_t;
-
-static const bench_pos_t bench_positions[] = {
-    {GK_GAME_GOUNKI, 0, 0},  {GK_GAME_GOUNKI, 0, 6},  {GK_GAME_GOUNKI, 0, 14},
-    {GK_GAME_GOUNKI, 0, 24}, {GK_GAME_GOUNKI, 0, 36}, {GK_GAME_GOBS, 0, 0},
-    {GK_GAME_GOBS, 0, 5},    {GK_GAME_GOBS, 0, 12},   {GK_GAME_GOBS, 1, 0},
-    {GK_GAME_GOBS, 1, 9},
+/* Chosen from self-play games (seed 11; Gounki at 1500 playouts a move, Gobs at 600),
+ * positions where the game is still open: both sides have captures, stacks and
+ * deployments in Gounki; jump chains on the board in Gobs, and mid-turn positions (the
+ * same player jumps on), where the search's same-side nodes are exercised. */
+static const struct {
+    int game;
+    const char *pos; /* a position string (docs/FORMATS.md) */
+} bench_positions[] = {
+    /* Gounki: the start, and middlegames with captures on both sides. */
+    {GK_GAME_GOUNKI, "rsrsrsrs/srsrsrsr/8/8/8/8/RSRSRSRS/SRSRSRSR w 0"},
+    {GK_GAME_GOUNKI, "rsr4s/s1s(rs)2(rss)r/2r5/8/7s/1(RRS)4r1/R3(RSS)r(RRS)S/SRS2(RS)2 w 16"},
+    {GK_GAME_GOUNKI, "r3(rs)s1s/2s(rs)Rr1(rrs)/s(rrs)1R4/2S5/8/1S6/R1RS2(RRS)1/SR1SSRS1 b 19"},
+    {GK_GAME_GOUNKI, "r2srsrs/3(rrs)1(rs)1r/1r6/3(RRS)4/8/3s1R2/RS1s(RR)S1S/1(RS)SsS1SR w 20"},
+    {GK_GAME_GOUNKI, "r3sR(rs)1/sss1R3/2r(rrs)2r1/1(RRS)4S1/8/8/7S/S2SSRSR b 35"},
+    /* Gobs, standard rules: the start, a middlegame, a jump chain in progress. */
+    {GK_GAME_GOBS,
+     "standard bbbbbbbbb/bbbbbbbbb/bbbbbbbbb/9/9/9/wwwwwwwww/wwwwwwwww/wwwwwwwww w 0 - *"},
+    {GK_GAME_GOBS, "standard b1bb2bwb/bb1bbww1b/1ww1w4/w2bbb2w/b2bbb3/b1wbb1w1w/wb1bb1www/"
+                   "www3www/wwbwwbbww b 65 - *"},
+    {GK_GAME_GOBS, "standard bbbb2bbb/1w2w2bb/bbw3bbb/2b3bbb/wbbbw2ww/ww1bwb1bw/wwbb2bw1/"
+                   "w1bbw3b/wwbwb1w2 w 156 d1+1 *"},
+    /* Gobs, short rules: the same three kinds. */
+    {GK_GAME_GOBS,
+     "short bbbbbbbbb/bbbbbbbbb/bbbbbbbbb/9/9/9/wwwwwwwww/wwwwwwwww/wwwwwwwww w 0 - *"},
+    {GK_GAME_GOBS, "short bbbbbbbbb/b2w1bb1b/1bb1bbb1b/1b2wbbbw/w2w2b1w/2bwww3/w1wwwww1w/"
+                   "ww2w3w/wwwwwwwww b 83 - *"},
+    {GK_GAME_GOBS, "short bb1ww1bb1/2ww1bb1b/bbww3bb/bbbw2bbb/b1ww2b1w/ww1w1ww1w/w1wwb3w/"
+                   "ww1w2ww1/wwwwwwwww b 147 c6+1 *"},
 };
 #define NBENCH ((int)(sizeof bench_positions / sizeof bench_positions[0]))
 
-/* The position of a bench entry: a seeded random walk that stops one action short of any
- * finished position, so every bench position is searchable. */
-static void bench_setup(const bench_pos_t *b, gk_pos_t *p) {
-    gk_rules_t r = {
-        .game = (uint8_t)b->game, .variant = (uint8_t)b->variant, .max_plies = GK_DEFAULT_MAX_PLY};
-    gk_game_by_id(b->game)->setup(p, &r);
-    uint64_t rng = 0xBE7C4ull + (uint64_t)b->walk * 131u + (uint64_t)b->game * 7u;
-    gk_action_t list[GK_MAX_ACTIONS];
-    for (int k = 0; k < b->walk; k++) {
-        int n = gk_gen(p, list);
-        if (n == 0) break;
-        gk_pos_t q = *p;
-        gk_play(&q, list[gk_splitmix64(&rng) % (uint64_t)n]);
-        if (gk_over(&q)) break;
-        *p = q;
+/* The position of bench entry i; -1 (with a message) if its string does not parse, which
+ * only a rules change that refuses it can cause. */
+static int bench_setup(int i, gk_pos_t *p) {
+    const gk_game_t *g = gk_game_by_id(bench_positions[i].game);
+    char err[256];
+    if (g->pos_from_text(p, bench_positions[i].pos, GK_DEFAULT_MAX_PLY, err, sizeof err) < 0) {
+        cli_error("bench", "position %d: %s", i + 1, err);
+        return -1;
     }
+    return 0;
 }
 
 static void usage(const cli_search_t *s) {
@@ -65,11 +80,10 @@ static void usage(const cli_search_t *s) {
 /* Searches bench position i; adds to the totals.  Returns an exit status. */
 static int bench_one(int i, const mcts_config_t *c, mcts_result_t *res, bool quiet, uint64_t *nodes,
                      uint64_t *playouts, double *secs) {
-    const bench_pos_t *b = &bench_positions[i];
     ev_weights_t w;
     gk_pos_t p;
-    bench_setup(b, &p);
-    mcts_t *m = ev_weights_default(b->game, &w) ? NULL : mcts_new(&c->p, &w);
+    if (bench_setup(i, &p) < 0) return CLI_FAIL;
+    mcts_t *m = ev_weights_default(p.game, &w) ? NULL : mcts_new(&c->p, &w);
     if (!m) {
         cli_error("bench", "cannot create the search (out of memory?)");
         return CLI_FAIL;

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../games/solitaire.h"
+#include "../solitaire/solitaire.h"
 #include "cli.h"
 
 const char cmd_solitaire_summary[] = "solve the one-player Gobs puzzle (shortest, proven)";

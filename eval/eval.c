@@ -1,6 +1,7 @@
 /* eval/eval.c -- the game-independent half of eval.h: dispatch, value, priors. */
 #include "eval.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -51,7 +52,9 @@ int ev_policy_feature_index(int game, const char *name) {
 int ev_trace(const gk_pos_t *p, float *f) {
     const ev_game_features_t *g = ev_features_of(p->game);
     if (!g) return 0;
-    return g->trace(p, f);
+    int n = g->trace(p, f);
+    assert(n == g->nvalue && n <= EV_MAX_FEATURES);
+    return n;
 }
 
 float ev_sigmoid(float x) {
@@ -72,6 +75,8 @@ float ev_logit(const ev_weights_t *w, const gk_pos_t *p) {
     if (gk_over(p)) return terminal_logit(p);
     float f[EV_MAX_FEATURES];
     int n = ev_trace(p, f);
+    /* Weights of another game, or with another feature count, are a caller's bug. */
+    assert(w->game == p->game && w->nvalue == n);
     if (n > w->nvalue) n = w->nvalue;
     float s = 0.0f;
     for (int i = 0; i < n; i++) s += w->value[i] * f[i];
@@ -94,6 +99,7 @@ int ev_policy_trace(const gk_pos_t *p, gk_action_t a, float *f) {
     gk_pos_t child = *p;
     gk_play(&child, a);
     g->policy_move(p, &ctx, a, &child, f);
+    assert(g->npolicy <= EV_MAX_POLICY);
     return g->npolicy;
 }
 
@@ -112,6 +118,7 @@ void ev_policy_logits(const ev_weights_t *w, const gk_pos_t *p, const gk_action_
             for (int i = 0; i < n; i++) outcome[i] = EV_CHILD_ONGOING;
         return;
     }
+    assert(w->game == p->game && w->npolicy == g->npolicy);
     ev_pctx_t ctx;
     g->policy_prep(p, &ctx);
     int m = g->npolicy < w->npolicy ? g->npolicy : w->npolicy;
@@ -138,6 +145,7 @@ void ev_softmax(float *x, int n, float temperature) {
         x[i] = expf((x[i] - mx) / temperature);
         sum += x[i];
     }
+    assert(sum >= 1.0f); /* the largest term is exp(0) */
     for (int i = 0; i < n; i++) x[i] /= sum;
 }
 

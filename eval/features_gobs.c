@@ -161,6 +161,7 @@ typedef struct {
 } gobs_pctx_t;
 
 _Static_assert(sizeof(gobs_pctx_t) <= sizeof(ev_pctx_t), "policy context too large");
+_Static_assert(NVALUE <= EV_MAX_FEATURES && NPOLICY <= EV_MAX_POLICY, "raise EV_MAX_*");
 
 static void prep_gobs(const gk_pos_t *p, ev_pctx_t *ctx) {
     gobs_pctx_t *c = (gobs_pctx_t *)ctx->bytes;

@@ -9,6 +9,7 @@
  * control) from a geometric reach that follows the movement rules, rebounds included,
  * but ignores deployments.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "../games/gounki.h"
@@ -181,7 +182,8 @@ static int trace_gounki(const gk_pos_t *p, float *f) {
         for (uint64_t b = gounki_occ(p, c); b; b &= b - 1) {
             int sq = __builtin_ctzll(b), v = gounki_cell(p, sq);
             int t = type_of[gounki_cell_rounds(v)][gounki_cell_squares(v)];
-            if (t < 0) continue; /* cannot happen on a legal position */
+            assert(t >= 0); /* a stack of 1 to 3 pieces (games/gounki.h) */
+            if (t < 0) continue;
             int rr = gounki_rel_rank(sq, c);
             f[F_MAT + t] += sgn;
             if (rr > 0) f[F_ADV + t * 7 + rr - 1] += sgn;
@@ -229,6 +231,7 @@ typedef struct {
 } gounki_pctx_t;
 
 _Static_assert(sizeof(gounki_pctx_t) <= sizeof(ev_pctx_t), "policy context too large");
+_Static_assert(NVALUE <= EV_MAX_FEATURES && NPOLICY <= EV_MAX_POLICY, "raise EV_MAX_*");
 
 static void prep_gounki(const gk_pos_t *p, ev_pctx_t *ctx) {
     gounki_pctx_t *c = (gounki_pctx_t *)ctx->bytes;

@@ -120,33 +120,24 @@ static void add_stats(tune_data_stats_t *a, const tune_data_stats_t *b) {
     a->candidates += b->candidates;
 }
 
-int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t *o, tune_vset_t *v,
-                   tune_pset_t *p, tune_data_stats_t *st, char *err, size_t errcap) {
-    memset(st, 0, sizeof *st);
-    if (npaths <= 0 || (o->policy && !p)) {
-        snprintf(err, errcap, "no log directory given");
-        return TUNE_EINVAL;
-    }
-    double t0 = omp_get_wtime();
-    gl_logset_t *ls = calloc((size_t)npaths, sizeof *ls);
-    src_game_t *games = NULL;
-    size_t ngames = 0, gcap = 0;
-    int rc = 0, opened = 0;
-    if (!ls) rc = TUNE_ENOMEM;
-
-    /* 1. Open and scan every source; list its games (one copy of each index). */
+/* Step 1 of tune_data_load(): opens and scans every source into ls[] and lists its games
+ * (one copy of each index) into *games.  *opened counts the sources to close, whatever
+ * happens.  Returns 0 or a TUNE_E* code, with err written except for TUNE_ENOMEM. */
+static int list_games(gl_logset_t *ls, const char *const *paths, int npaths, src_game_t **games,
+                      size_t *ngames, int *opened, tune_data_stats_t *st, char *err,
+                      size_t errcap) {
+    size_t gcap = 0;
+    int rc = 0;
     for (int s = 0; s < npaths && !rc; s++) {
         char e[256];
         if (gl_logset_open(&ls[s], paths[s], true, e, sizeof e)) {
             snprintf(err, errcap, "%s: %s", paths[s], e);
-            rc = TUNE_EDATA;
-            break;
+            return TUNE_EDATA;
         }
-        opened = s + 1;
+        *opened = s + 1;
         if (ls[s].nshards == 0) {
             snprintf(err, errcap, "%s: no game logs here (no shard-*.gkz files)", paths[s]);
-            rc = TUNE_EDATA;
-            break;
+            return TUNE_EDATA;
         }
         for (int k = 0; k < ls[s].nshards && !rc; k++) {
             if (ls[s].shard[k].status == GL_SHARD_CORRUPT) {
@@ -157,39 +148,99 @@ int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t 
                 st->torn_shards++;
             }
         }
-        if (rc) break;
+        if (rc) return rc;
         gl_loc_t *locs = NULL;
         uint64_t n = 0;
         if (gl_logset_locate(&ls[s], &locs, &n, e, sizeof e)) {
             snprintf(err, errcap, "%s: %s", paths[s], e);
-            rc = TUNE_EDATA;
-            break;
+            return TUNE_EDATA;
         }
         if (n == 0) {
             snprintf(err, errcap, "%s: the logs hold no complete game", paths[s]);
             free(locs);
-            rc = TUNE_EDATA;
-            break;
+            return TUNE_EDATA;
         }
         for (uint64_t i = 0; i < n; i++) {
             if (i > 0 && locs[i].index == locs[i - 1].index) {
                 st->duplicate_games++;
                 continue;
             }
-            if (ngames == gcap) {
+            if (*ngames == gcap) {
                 size_t nc = gcap ? 2 * gcap : 1024;
-                src_game_t *q = realloc(games, nc * sizeof *q);
+                src_game_t *q = realloc(*games, nc * sizeof *q);
                 if (!q) {
                     rc = TUNE_ENOMEM;
                     break;
                 }
-                games = q;
+                *games = q;
                 gcap = nc;
             }
-            games[ngames++] = (src_game_t){s, locs[i]};
+            (*games)[(*ngames)++] = (src_game_t){s, locs[i]};
         }
         free(locs);
     }
+    return rc;
+}
+
+/* Step 2 of tune_data_load(), one thread: replays games[lo, hi) into the worker's sets;
+ * a failure is left in w->rc and w->err. */
+static void replay_range(worker_t *w, const src_game_t *games, size_t lo, size_t hi,
+                         const gl_logset_t *ls, const char *const *paths, int npaths,
+                         const tune_data_opts_t *o) {
+    gl_reader_t **rd = calloc((size_t)npaths, sizeof *rd);
+    float *gbuf = malloc((size_t)GK_MAX_ACTIONS * EV_MAX_POLICY * sizeof *gbuf);
+    float *tbuf = malloc((size_t)GK_MAX_ACTIONS * sizeof *tbuf);
+    gl_game_t g;
+    gl_game_init(&g);
+    if (!rd || !gbuf || !tbuf) w->rc = TUNE_ENOMEM;
+    for (size_t i = lo; i < hi && !w->rc; i++) {
+        const src_game_t *sg = &games[i];
+        char e[200];
+        if (!rd[sg->src] && gl_reader_new(&rd[sg->src], &ls[sg->src], e, sizeof e)) {
+            snprintf(w->err, sizeof w->err, "%s: %s", paths[sg->src], e);
+            w->rc = TUNE_EDATA;
+            break;
+        }
+        if (gl_reader_get(rd[sg->src], &sg->loc, &g, e, sizeof e)) {
+            snprintf(w->err, sizeof w->err, "%s: game %llu: %s", paths[sg->src],
+                     (unsigned long long)sg->loc.index, e);
+            w->rc = TUNE_EDATA;
+            break;
+        }
+        if (g.rules.game != o->game) {
+            const gk_game_t *have = gk_game_by_id(g.rules.game);
+            snprintf(w->err, sizeof w->err, "%s: game %llu is %s, not %s", paths[sg->src],
+                     (unsigned long long)sg->loc.index, have ? have->name : "an unknown game",
+                     gk_game_by_id(o->game)->name);
+            w->rc = TUNE_EDATA;
+            break;
+        }
+        uint64_t key = ((uint64_t)sg->src << 48) ^ sg->loc.index;
+        w->rc = add_game(w, &g, key, o, gbuf, tbuf);
+    }
+    gl_game_free(&g);
+    for (int s = 0; rd && s < npaths; s++) gl_reader_free(rd[s]);
+    free(rd);
+    free(gbuf);
+    free(tbuf);
+}
+
+int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t *o, tune_vset_t *v,
+                   tune_pset_t *p, tune_data_stats_t *st, char *err, size_t errcap) {
+    memset(st, 0, sizeof *st);
+    if (npaths <= 0 || (o->policy && !p)) {
+        snprintf(err, errcap, "no log directory given");
+        return TUNE_EINVAL;
+    }
+    double t0 = omp_get_wtime();
+    gl_logset_t *ls = calloc((size_t)npaths, sizeof *ls);
+    src_game_t *games = NULL;
+    size_t ngames = 0;
+    int rc = 0, opened = 0;
+    if (!ls) rc = TUNE_ENOMEM;
+
+    /* 1. Open and scan every source; list its games (one copy of each index). */
+    if (!rc) rc = list_games(ls, paths, npaths, &games, &ngames, &opened, st, err, errcap);
 
     /* 2. Replay the games, each thread a contiguous range. */
     int nthreads = o->threads > 0 ? o->threads : omp_get_max_threads();
@@ -204,44 +255,8 @@ int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t 
 #pragma omp parallel num_threads(nthreads)
         {
             int t = omp_get_thread_num(), nt = omp_get_num_threads();
-            worker_t *w = &wk[t];
             size_t lo = ngames * (size_t)t / (size_t)nt, hi = ngames * (size_t)(t + 1) / (size_t)nt;
-            gl_reader_t **rd = calloc((size_t)npaths, sizeof *rd);
-            float *gbuf = malloc((size_t)GK_MAX_ACTIONS * EV_MAX_POLICY * sizeof *gbuf);
-            float *tbuf = malloc((size_t)GK_MAX_ACTIONS * sizeof *tbuf);
-            gl_game_t g;
-            gl_game_init(&g);
-            if (!rd || !gbuf || !tbuf) w->rc = TUNE_ENOMEM;
-            for (size_t i = lo; i < hi && !w->rc; i++) {
-                const src_game_t *sg = &games[i];
-                char e[200];
-                if (!rd[sg->src] && gl_reader_new(&rd[sg->src], &ls[sg->src], e, sizeof e)) {
-                    snprintf(w->err, sizeof w->err, "%s: %s", paths[sg->src], e);
-                    w->rc = TUNE_EDATA;
-                    break;
-                }
-                if (gl_reader_get(rd[sg->src], &sg->loc, &g, e, sizeof e)) {
-                    snprintf(w->err, sizeof w->err, "%s: game %llu: %s", paths[sg->src],
-                             (unsigned long long)sg->loc.index, e);
-                    w->rc = TUNE_EDATA;
-                    break;
-                }
-                if (g.rules.game != o->game) {
-                    const gk_game_t *have = gk_game_by_id(g.rules.game);
-                    snprintf(w->err, sizeof w->err, "%s: game %llu is %s, not %s", paths[sg->src],
-                             (unsigned long long)sg->loc.index,
-                             have ? have->name : "an unknown game", gk_game_by_id(o->game)->name);
-                    w->rc = TUNE_EDATA;
-                    break;
-                }
-                uint64_t key = ((uint64_t)sg->src << 48) ^ sg->loc.index;
-                w->rc = add_game(w, &g, key, o, gbuf, tbuf);
-            }
-            gl_game_free(&g);
-            for (int s = 0; rd && s < npaths; s++) gl_reader_free(rd[s]);
-            free(rd);
-            free(gbuf);
-            free(tbuf);
+            replay_range(&wk[t], games, lo, hi, ls, paths, npaths, o);
         }
         st->threads = nthreads;
         /* 3. Append in thread order = game order; the first failing thread's error wins. */

@@ -1,6 +1,7 @@
 /* games/game.c -- the game registry and the game-independent helpers of game.h. */
 #include "game.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,18 +36,26 @@ int gk_variant_by_name(const gk_game_t *g, const char *name) {
 }
 
 int gk_gen(const gk_pos_t *p, gk_action_t *out) {
-    return games[p->game]->gen(p, out);
+    assert(p->game < GK_NGAMES);
+    int n = games[p->game]->gen(p, out);
+    assert(n >= 0 && n <= GK_MAX_ACTIONS);
+    assert(n == 0 || !gk_over(p));
+    return n;
 }
 void gk_play(gk_pos_t *p, gk_action_t a) {
+    assert(p->game < GK_NGAMES);
     games[p->game]->play(p, a);
 }
 
 void gk_set_result(gk_pos_t *p, gk_result_t r, gk_reason_t why) {
+    assert(r >= GK_ONGOING && r <= GK_DRAW && why < GK_NREASONS);
+    assert((r == GK_ONGOING) == (why == GK_REASON_NONE));
     p->result = (uint8_t)r;
     p->reason = (uint8_t)why;
 }
 
 void gk_apply_no_move(gk_pos_t *p) {
+    assert(!gk_over(p));
     gk_set_result(p, p->stm == GK_WHITE ? GK_WIN_BLACK : GK_WIN_WHITE, GK_REASON_NO_MOVE);
 }
 
@@ -83,6 +92,7 @@ const char *gk_reason_text(gk_reason_t r) {
 }
 
 uint64_t gk_perft_generic(const gk_pos_t *p, int depth) {
+    assert(depth >= 0);
     if (depth == 0) return 1;
     gk_action_t list[GK_MAX_ACTIONS];
     int n = gk_gen(p, list);
@@ -107,6 +117,7 @@ typedef struct {
 } enum_state_t;
 
 static void enum_rec(enum_state_t *st, const gk_pos_t *p, int n) {
+    assert(n >= 0 && n < GK_MAX_TURN); /* seq[n] below */
     gk_action_t list[GK_MAX_ACTIONS];
     int k = gk_gen(p, list);
     for (int i = 0; i < k && !st->stop; i++) {
@@ -139,6 +150,7 @@ int gk_play_move_text(gk_pos_t *p, const char *text, char *err, size_t errcap) {
     }
     int n = g->parse_move(p, text, seq, GK_MAX_TURN, err, errcap);
     if (n < 0) return -1;
+    assert(n >= 1 && n <= GK_MAX_TURN);
     for (int i = 0; i < n; i++) g->play(p, seq[i]);
     return 0;
 }

@@ -10,6 +10,7 @@
 #define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) for the perft memo */
 #include "gobs.h"
 
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,11 +49,14 @@ void gobs_init(void) {
 /* Board helpers                                                                        */
 
 static inline void put(gk_pos_t *p, int sq, int c) {
+    assert(sq >= 0 && sq < GOBS_SQUARES && (c == GOBS_WHITE || c == GOBS_BLACK));
+    assert(p->b.cell[sq] == GOBS_EMPTY);
     p->b.cell[sq] = (uint8_t)c;
     p->hash ^= z_piece[c - 1][sq];
 }
 
 static inline void take(gk_pos_t *p, int sq) {
+    assert(sq >= 0 && sq < GOBS_SQUARES && p->b.cell[sq] != GOBS_EMPTY);
     p->hash ^= z_piece[p->b.cell[sq] - 1][sq];
     p->b.cell[sq] = GOBS_EMPTY;
 }
@@ -111,6 +115,7 @@ static int legs_from(const gk_pos_t *p, int sq, uint8_t *land, uint8_t *over) {
             over[n++] = (uint8_t)e;
         }
     }
+    assert(n <= 56); /* the callers' buffers: at most 7 landings in each of 8 lines */
     return n;
 }
 
@@ -142,6 +147,7 @@ static int gobs_gen(const gk_pos_t *p, gk_action_t *out) {
     int n = 0;
     if (p->in_turn) {
         const int sq = p->aux[GOBS_AUX_JUMPER];
+        assert(p->in_turn < GK_MAX_TURN && p->b.cell[sq] == p->stm + 1);
         const int k = legs_from(p, sq, land, over);
         for (int i = 0; i < k; i++) out[n++] = gobs_act(GOBS_ACT_LEG, sq, land[i], 0);
         out[n++] = GOBS_STOP;
@@ -165,7 +171,10 @@ static int gobs_gen(const gk_pos_t *p, gk_action_t *out) {
                         uint8_t pl[9];
                         int np = placements(p, sq, pl);
                         /* Never reached (docs/RULES.md, "Gobs: number of actions": the
-                         * most found is 771), but the buffer must not overflow. */
+                         * most found is 771): a position that gets here disproves the
+                         * bound; a release build drops the extra actions rather than
+                         * overflow the buffer. */
+                        assert(n + np <= GK_MAX_ACTIONS);
                         if (n + np > GK_MAX_ACTIONS) np = GK_MAX_ACTIONS - n;
                         for (int i = 0; i < np; i++)
                             out[n++] = gobs_act(GOBS_ACT_ELIM, sq, r[1], pl[i]);
@@ -184,6 +193,9 @@ static int gobs_gen(const gk_pos_t *p, gk_action_t *out) {
                 out[n++] = gobs_act(GOBS_ACT_LEG, sq, r[k], 0);
         }
     }
+    /* The standard rules have no clamp: 383 is the most found (docs/RULES.md); past
+     * GK_MAX_ACTIONS the writes above would already have overflowed. */
+    assert(n <= GK_MAX_ACTIONS);
     return n;
 }
 
@@ -217,8 +229,13 @@ static void end_turn(gk_pos_t *p, bool elim) {
 static int jumped_square(const gk_pos_t *p, int from, int to) {
     int dx = to % 9 - from % 9, dy = to / 9 - from / 9;
     int step = (dx > 0) - (dx < 0) + 9 * ((dy > 0) - (dy < 0));
+    assert(step != 0);
     int s = from + step;
-    while (p->b.cell[s] == GOBS_EMPTY) s += step;
+    while (p->b.cell[s] == GOBS_EMPTY) {
+        s += step;
+        assert(s != to); /* a leg jumps exactly one piece */
+    }
+    assert(p->b.cell[s] == 2 - p->stm);
     return s;
 }
 
@@ -226,6 +243,10 @@ static int jumped_square(const gk_pos_t *p, int from, int to) {
  * (mid-turn key included) exact. */
 static void do_leg(gk_pos_t *p, int from, int to, int over) {
     const int me = p->stm, mc = me + 1;
+    /* The jumped piece is the enemy's; a turn fits GK_MAX_TURN actions (each leg flips
+     * an enemy piece, so there are at most 53 legs, then "stop"). */
+    assert(p->b.cell[over] == 2 - me && p->aux[GOBS_AUX_COUNT + 1 - me] > 0);
+    assert(p->in_turn + 1 < GK_MAX_TURN);
     if (p->in_turn) p->hash ^= mid_key(p);
     take(p, over);
     put(p, over, mc);
@@ -240,6 +261,7 @@ static void do_leg(gk_pos_t *p, int from, int to, int over) {
 
 /* Ends a jump chain in progress (the "stop" action, or no further leg). */
 static void finish_chain(gk_pos_t *p) {
+    assert(p->in_turn > 0);
     p->hash ^= mid_key(p);
     end_turn(p, false);
 }
@@ -247,7 +269,15 @@ static void finish_chain(gk_pos_t *p) {
 static void gobs_play(gk_pos_t *p, gk_action_t a) {
     const int from = gobs_act_from(a), to = gobs_act_to(a);
     const int me = p->stm, mc = me + 1, oc = 2 - me;
-    switch (gobs_act_kind(a)) {
+    const int kind = gobs_act_kind(a);
+    /* Legal actions only (game.h): action 0 has no kind; mid-turn only the jumper's next
+     * leg or "stop", "stop" only mid-turn; every other action moves the mover's piece. */
+    assert(a != GK_NO_ACTION && p->result == GK_ONGOING);
+    assert(p->in_turn
+               ? kind == GOBS_ACT_STOP || (kind == GOBS_ACT_LEG && from == p->aux[GOBS_AUX_JUMPER])
+               : kind != GOBS_ACT_STOP);
+    assert(kind == GOBS_ACT_STOP || p->b.cell[from] == mc);
+    switch (kind) {
     case GOBS_ACT_SLIDE:
         take(p, from);
         put(p, to, mc);
@@ -268,7 +298,7 @@ static void gobs_play(gk_pos_t *p, gk_action_t a) {
         if (!has_leg(p, to)) finish_chain(p);
         break;
     case GOBS_ACT_STOP: finish_chain(p); break;
-    default: break;
+    default: assert(!"unknown action kind"); break;
     }
 }
 
@@ -317,6 +347,9 @@ static void memo_index(memo_t *m, const gk_pos_t *p) {
     const int oc = 2 - p->stm;
     int k = 0;
     for (int s = 0; s < GOBS_SQUARES; s++) m->idx[s] = p->b.cell[s] == oc ? (uint8_t)k++ : 0;
+    /* Keys are mask << 7 | square below the generation bits: at most 53 enemy pieces
+     * (54 in all, the mover has one). */
+    assert(k <= 53);
 }
 
 /* Starts the memo for a new chain root of p.  A table left empty by the previous root
@@ -677,6 +710,7 @@ static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d) {
 }
 
 static uint64_t gobs_perft(const gk_pos_t *p, int depth) {
+    assert(depth >= 0);
     if (depth <= 0) return 1;
     perft_ctx_t c;
     c.nlv = depth + 1;
@@ -690,15 +724,6 @@ static uint64_t gobs_perft(const gk_pos_t *p, int depth) {
     for (int i = 0; i < c.nlv; i++) free(c.lv[i].e);
     free(c.lv);
     free(c.tt);
-    return v;
-}
-
-uint64_t gobs_chain_count(const gk_pos_t *p, int sq) {
-    memo_t lv[2];
-    memset(lv, 0, sizeof lv);
-    perft_ctx_t c = {lv, 2, NULL, 0};
-    uint64_t v = chains_from(&c, p, sq, 1);
-    free(lv[1].e);
     return v;
 }
 
@@ -826,6 +851,122 @@ static bool short_elim_shape(const gk_pos_t *p, int from, int to) {
     return false;
 }
 
+static int too_many(char *err, size_t errcap) {
+    snprintf(err, errcap, "move has too many actions");
+    return -1;
+}
+
+/* A slide "FROM-TO" or an elimination "FROMxTO" (short: "FROMxTO/PLACE"); s is the text
+ * after the separator, n1 the name of from. */
+static int parse_slide_elim(const gk_pos_t *p, int from, char sep, const char *s, const char *n1,
+                            gk_action_t *seq, int cap, char *err, size_t errcap) {
+    char n2[3];
+    const int to = read_sq(&s);
+    if (to < 0) {
+        snprintf(err, errcap, "expected a square after '%s%c'", n1, sep);
+        return -1;
+    }
+    sq_name(to, n2);
+    int place = 0;
+    const bool shrt = p->variant == GOBS_VAR_SHORT;
+    if (sep == 'x' && shrt) {
+        if (*s != '/') {
+            snprintf(err, errcap,
+                     "%sx%s: the short variant needs the placement square, "
+                     "as in %sx%s/c9",
+                     n1, n2, n1, n2);
+            return -1;
+        }
+        s++;
+        place = read_sq(&s);
+        if (place < 0) {
+            snprintf(err, errcap, "expected a placement square after '/'");
+            return -1;
+        }
+    }
+    if (*s) {
+        snprintf(err, errcap, "unexpected text after the move: '%.20s'", s);
+        return -1;
+    }
+    gk_action_t list[GK_MAX_ACTIONS];
+    const int nl = gobs_gen(p, list);
+    const gk_action_t a = gobs_act(sep == '-' ? GOBS_ACT_SLIDE : GOBS_ACT_ELIM, from, to, place);
+    if (find_action(list, nl, a) < 0) {
+        if (sep == '-')
+            snprintf(err, errcap, "%s-%s is not a legal slide", n1, n2);
+        else if (shrt && short_elim_shape(p, from, to)) {
+            /* The capture itself is fine: the placement is what fails. */
+            const char *victim = p->stm == GK_WHITE ? "Black" : "White";
+            const int rank = first_row(1 - p->stm) + 1;
+            uint8_t pl[9];
+            char n3[3];
+            sq_name(place, n3);
+            if (placements(p, from, pl) == 0)
+                snprintf(err, errcap,
+                         "%sx%s: %s's first rank (%d) has no empty square for "
+                         "the piece",
+                         n1, n2, victim, rank);
+            else
+                snprintf(err, errcap,
+                         "%sx%s/%s: %s is not an empty square of %s's first "
+                         "rank (%d)",
+                         n1, n2, n3, n3, victim, rank);
+        } else {
+            snprintf(err, errcap, "%sx%s is not a legal elimination", n1, n2);
+        }
+        return -1;
+    }
+    if (cap < 1) return too_many(err, errcap);
+    seq[0] = a;
+    return 1;
+}
+
+/* A jump chain "FROM:TO:TO..." (s is the text after the first ':'), played leg by leg
+ * on a copy of p, with "stop" appended when the piece could jump on. */
+static int parse_chain(const gk_pos_t *p, int from, const char *s, gk_action_t *seq, int cap,
+                       char *err, size_t errcap) {
+    gk_action_t list[GK_MAX_ACTIONS];
+    char n1[3], n2[3];
+    gk_pos_t q = *p;
+    int n = 0, cur = from;
+    for (;;) {
+        const int to = read_sq(&s);
+        if (to < 0) {
+            snprintf(err, errcap, "expected a square after ':' in a jump chain");
+            return -1;
+        }
+        if (q.stm != p->stm || q.result != GK_ONGOING ||
+            (n > 0 && q.in_turn == 0)) { /* the chain already ended */
+            sq_name(cur, n1);
+            snprintf(err, errcap, "the chain cannot continue after %s (no further jump)", n1);
+            return -1;
+        }
+        const gk_action_t a = gobs_act(GOBS_ACT_LEG, cur, to, 0);
+        const int nl = gobs_gen(&q, list);
+        if (find_action(list, nl, a) < 0) {
+            sq_name(cur, n1);
+            sq_name(to, n2);
+            snprintf(err, errcap, "%s:%s is not a legal jump", n1, n2);
+            return -1;
+        }
+        if (n >= cap) return too_many(err, errcap);
+        seq[n++] = a;
+        gobs_play(&q, a);
+        cur = to;
+        if (*s == 0) break;
+        if (*s != ':') {
+            snprintf(err, errcap, "unexpected text in a jump chain: '%.20s'", s);
+            return -1;
+        }
+        s++;
+    }
+    if (q.in_turn) {
+        if (n >= cap) return too_many(err, errcap);
+        seq[n++] = GOBS_STOP;
+    }
+    return n;
+}
+
 static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq, int cap,
                            char *err, size_t errcap);
 
@@ -906,15 +1047,13 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
         snprintf(err, errcap, "empty move");
         return -1;
     }
-    gk_action_t list[GK_MAX_ACTIONS];
-    int nl = gobs_gen(p, list);
     char n1[3], n2[3];
     if (!strcmp(low, "stop")) {
         if (!p->in_turn) {
             snprintf(err, errcap, "'stop' only ends a jump chain in progress");
             return -1;
         }
-        if (cap < 1) goto too_many;
+        if (cap < 1) return too_many(err, errcap);
         seq[0] = GOBS_STOP;
         return 1;
     }
@@ -935,110 +1074,13 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
         return -1;
     }
     const char sep = *s++;
-    if (sep == '-' || sep == 'x') {
-        const int to = read_sq(&s);
-        if (to < 0) {
-            snprintf(err, errcap, "expected a square after '%s%c'", n1, sep);
-            return -1;
-        }
-        sq_name(to, n2);
-        int place = 0;
-        const bool shrt = p->variant == GOBS_VAR_SHORT;
-        if (sep == 'x' && shrt) {
-            if (*s != '/') {
-                snprintf(err, errcap,
-                         "%sx%s: the short variant needs the placement square, "
-                         "as in %sx%s/c9",
-                         n1, n2, n1, n2);
-                return -1;
-            }
-            s++;
-            place = read_sq(&s);
-            if (place < 0) {
-                snprintf(err, errcap, "expected a placement square after '/'");
-                return -1;
-            }
-        }
-        if (*s) {
-            snprintf(err, errcap, "unexpected text after the move: '%.20s'", s);
-            return -1;
-        }
-        const gk_action_t a =
-            gobs_act(sep == '-' ? GOBS_ACT_SLIDE : GOBS_ACT_ELIM, from, to, place);
-        if (find_action(list, nl, a) < 0) {
-            if (sep == '-')
-                snprintf(err, errcap, "%s-%s is not a legal slide", n1, n2);
-            else if (shrt && short_elim_shape(p, from, to)) {
-                /* The capture itself is fine: the placement is what fails. */
-                const char *victim = p->stm == GK_WHITE ? "Black" : "White";
-                const int rank = first_row(1 - p->stm) + 1;
-                uint8_t pl[9];
-                char n3[3];
-                sq_name(place, n3);
-                if (placements(p, from, pl) == 0)
-                    snprintf(err, errcap,
-                             "%sx%s: %s's first rank (%d) has no empty square for "
-                             "the piece",
-                             n1, n2, victim, rank);
-                else
-                    snprintf(err, errcap,
-                             "%sx%s/%s: %s is not an empty square of %s's first "
-                             "rank (%d)",
-                             n1, n2, n3, n3, victim, rank);
-            } else {
-                snprintf(err, errcap, "%sx%s is not a legal elimination", n1, n2);
-            }
-            return -1;
-        }
-        if (cap < 1) goto too_many;
-        seq[0] = a;
-        return 1;
-    }
+    if (sep == '-' || sep == 'x')
+        return parse_slide_elim(p, from, sep, s, n1, seq, cap, err, errcap);
     if (sep != ':') {
         snprintf(err, errcap, "expected '-', 'x' or ':' after %s", n1);
         return -1;
     }
-    gk_pos_t q = *p;
-    int n = 0, cur = from;
-    for (;;) {
-        const int to = read_sq(&s);
-        if (to < 0) {
-            snprintf(err, errcap, "expected a square after ':' in a jump chain");
-            return -1;
-        }
-        if (q.stm != p->stm || q.result != GK_ONGOING ||
-            (n > 0 && q.in_turn == 0)) { /* the chain already ended */
-            sq_name(cur, n1);
-            snprintf(err, errcap, "the chain cannot continue after %s (no further jump)", n1);
-            return -1;
-        }
-        const gk_action_t a = gobs_act(GOBS_ACT_LEG, cur, to, 0);
-        nl = gobs_gen(&q, list);
-        if (find_action(list, nl, a) < 0) {
-            sq_name(cur, n1);
-            sq_name(to, n2);
-            snprintf(err, errcap, "%s:%s is not a legal jump", n1, n2);
-            return -1;
-        }
-        if (n >= cap) goto too_many;
-        seq[n++] = a;
-        gobs_play(&q, a);
-        cur = to;
-        if (*s == 0) break;
-        if (*s != ':') {
-            snprintf(err, errcap, "unexpected text in a jump chain: '%.20s'", s);
-            return -1;
-        }
-        s++;
-    }
-    if (q.in_turn) {
-        if (n >= cap) goto too_many;
-        seq[n++] = GOBS_STOP;
-    }
-    return n;
-too_many:
-    snprintf(err, errcap, "move has too many actions");
-    return -1;
+    return parse_chain(p, from, s, seq, cap, err, errcap);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -1105,6 +1147,157 @@ static bool field_is(const char *f, size_t len, const char *word) {
     return strlen(word) == len && !strncmp(f, word, len);
 }
 
+/* The BOARD field: ranks 9 to 1, separated by '/'; fills the cells and the counts. */
+static int parse_board(gk_pos_t *p, const char *f, size_t fl, char *err, size_t errcap) {
+    int row = 8, file = 0;
+    for (size_t i = 0; i < fl; i++) {
+        const char ch = f[i];
+        if (ch == '/') {
+            if (file != 9) {
+                snprintf(err, errcap, "board rank %d has %d squares, not 9", row + 1, file);
+                return -1;
+            }
+            if (row == 0) {
+                snprintf(err, errcap, "board has more than 9 ranks");
+                return -1;
+            }
+            row--;
+            file = 0;
+        } else if (ch >= '1' && ch <= '9') {
+            file += ch - '0';
+            if (file > 9) {
+                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
+                return -1;
+            }
+        } else if (ch == 'w' || ch == 'b') {
+            if (file >= 9) {
+                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
+                return -1;
+            }
+            const int side = ch == 'w' ? GK_WHITE : GK_BLACK;
+            p->b.cell[9 * row + file++] = (uint8_t)(side + 1);
+            p->aux[GOBS_AUX_COUNT + side]++;
+        } else {
+            snprintf(err, errcap, "board: unexpected character '%c' (w, b, 1-9 or /)", ch);
+            return -1;
+        }
+    }
+    if (row != 0 || file != 9) {
+        snprintf(err, errcap, "board must have 9 ranks of 9 squares, rank 9 first");
+        return -1;
+    }
+    const int nw = p->aux[GOBS_AUX_COUNT], nb = p->aux[GOBS_AUX_COUNT + 1];
+    if (nw + nb > 54) {
+        snprintf(err, errcap, "board has %d pieces; the game has 54", nw + nb);
+        return -1;
+    }
+    return 0;
+}
+
+/* The PLY field: 0..65535 without leading zeros. */
+static int parse_ply(gk_pos_t *p, const char *f, size_t fl, char *err, size_t errcap) {
+    unsigned long ply = 0;
+    if (fl < 1 || fl > 5 || (fl > 1 && f[0] == '0')) {
+        snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
+        return -1;
+    }
+    for (size_t i = 0; i < fl; i++) {
+        if (!isdigit((unsigned char)f[i])) {
+            snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
+            return -1;
+        }
+        ply = ply * 10 + (unsigned long)(f[i] - '0');
+    }
+    if (ply > 65535) {
+        snprintf(err, errcap, "ply %lu is above 65535", ply);
+        return -1;
+    }
+    p->ply = (uint16_t)ply;
+    return 0;
+}
+
+/* The TURN field other than "-": SQUARE+LEGS, a jump chain in progress. */
+static int parse_turn(gk_pos_t *p, const char *s, size_t fl, char *err, size_t errcap) {
+    char low[3] = {(char)tolower((unsigned char)s[0]),
+                   fl > 1 ? (char)tolower((unsigned char)s[1]) : 0, 0};
+    const char *t = low;
+    const int sq = fl >= 2 ? read_sq(&t) : -1;
+    unsigned long legs = 0;
+    bool ok = sq >= 0 && fl >= 4 && fl <= 5 && s[2] == '+' && s[3] != '0';
+    for (size_t i = 3; ok && i < fl; i++) {
+        if (!isdigit((unsigned char)s[i])) ok = false;
+        legs = legs * 10 + (unsigned long)(s[i] - '0');
+    }
+    if (!ok || legs < 1 || legs > 53) {
+        snprintf(err, errcap, "turn must be '-' or SQUARE+LEGS (e.g. d4+2, legs 1..53)");
+        return -1;
+    }
+    if (p->b.cell[sq] != p->stm + 1) {
+        snprintf(err, errcap, "turn: the jumping piece on %c%c is not the side to move's", low[0],
+                 low[1]);
+        return -1;
+    }
+    p->in_turn = (uint8_t)legs;
+    p->aux[GOBS_AUX_JUMPER] = (uint8_t)sq;
+    return 0;
+}
+
+/* The RESULT field other than "*": RESULT:REASON, the reason fitting the result. */
+static int parse_result(gk_pos_t *p, const char *f, size_t fl, char *err, size_t errcap) {
+    const char *colon = memchr(f, ':', fl);
+    gk_result_t r = GK_ONGOING;
+    if (colon) {
+        const size_t rl = (size_t)(colon - f);
+        for (int i = GK_WIN_WHITE; i <= GK_DRAW; i++)
+            if (field_is(f, rl, gk_result_text((gk_result_t)i))) r = (gk_result_t)i;
+    }
+    int why = -1;
+    if (colon && r != GK_ONGOING) {
+        const size_t wl = fl - (size_t)(colon + 1 - f);
+        for (int i = GK_REASON_NO_MOVE; i < GK_NREASONS; i++)
+            if (field_is(colon + 1, wl, gk_reason_text((gk_reason_t)i))) why = i;
+    }
+    const bool drawish =
+        why == GK_REASON_REPETITION || why == GK_REASON_PLY_LIMIT || why == GK_REASON_GOBS_DRAW;
+    if (why < 0 || (r == GK_DRAW) != drawish) {
+        snprintf(err, errcap,
+                 "result must be '*' or RESULT:REASON as in '1-0:gobs', "
+                 "'1/2-1/2:gobs-draw' (reasons: gobs, gobs-draw, no-move, "
+                 "repetition, ply-limit, resign)");
+        return -1;
+    }
+    p->result = (uint8_t)r;
+    p->reason = (uint8_t)why;
+    return 0;
+}
+
+/* An unfinished position must be one the rules can reach: the mover started its turn
+ * with at least 5 pieces (5 = GOBSed), the other side with at least 6 (it did not just
+ * fail), a chain in progress can go on, and the ply limit is not reached. */
+static int check_reachable(const gk_pos_t *p, uint16_t max_plies, char *err, size_t errcap) {
+    const int me = p->stm, opp = 1 - me, legs = p->in_turn;
+    if (p->aux[GOBS_AUX_COUNT + me] - legs < GOBS_LIMIT) {
+        snprintf(err, errcap, "the side to move has fewer than 5 pieces: the game is over");
+        return -1;
+    }
+    if (p->aux[GOBS_AUX_COUNT + opp] + legs <= GOBS_LIMIT) {
+        snprintf(err, errcap, "the side not to move has 5 pieces or fewer: the game would be over");
+        return -1;
+    }
+    if (p->in_turn && !has_leg(p, p->aux[GOBS_AUX_JUMPER])) {
+        snprintf(err, errcap,
+                 "turn: the jumping piece has no further jump, so the turn "
+                 "would already have ended");
+        return -1;
+    }
+    if (max_plies && p->ply >= max_plies) {
+        snprintf(err, errcap, "ply %u is not below the ply limit %u (see --max-plies)",
+                 (unsigned)p->ply, (unsigned)max_plies);
+        return -1;
+    }
+    return 0;
+}
+
 static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plies, char *err,
                               size_t errcap) {
     const char *f[6];
@@ -1137,49 +1330,7 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
                  (int)(fl[0] > 20 ? 20 : fl[0]), f[0]);
         return -1;
     }
-    /* Board: ranks 9 to 1, separated by '/'. */
-    int row = 8, file = 0;
-    for (size_t i = 0; i < fl[1]; i++) {
-        const char ch = f[1][i];
-        if (ch == '/') {
-            if (file != 9) {
-                snprintf(err, errcap, "board rank %d has %d squares, not 9", row + 1, file);
-                return -1;
-            }
-            if (row == 0) {
-                snprintf(err, errcap, "board has more than 9 ranks");
-                return -1;
-            }
-            row--;
-            file = 0;
-        } else if (ch >= '1' && ch <= '9') {
-            file += ch - '0';
-            if (file > 9) {
-                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
-                return -1;
-            }
-        } else if (ch == 'w' || ch == 'b') {
-            if (file >= 9) {
-                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
-                return -1;
-            }
-            const int side = ch == 'w' ? GK_WHITE : GK_BLACK;
-            p.b.cell[9 * row + file++] = (uint8_t)(side + 1);
-            p.aux[GOBS_AUX_COUNT + side]++;
-        } else {
-            snprintf(err, errcap, "board: unexpected character '%c' (w, b, 1-9 or /)", ch);
-            return -1;
-        }
-    }
-    if (row != 0 || file != 9) {
-        snprintf(err, errcap, "board must have 9 ranks of 9 squares, rank 9 first");
-        return -1;
-    }
-    const int nw = p.aux[GOBS_AUX_COUNT], nb = p.aux[GOBS_AUX_COUNT + 1];
-    if (nw + nb > 54) {
-        snprintf(err, errcap, "board has %d pieces; the game has 54", nw + nb);
-        return -1;
-    }
+    if (parse_board(&p, f[1], fl[1], err, errcap) < 0) return -1;
     if (field_is(f[2], fl[2], "w"))
         p.stm = GK_WHITE;
     else if (field_is(f[2], fl[2], "b"))
@@ -1188,100 +1339,12 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
         snprintf(err, errcap, "side to move must be 'w' or 'b'");
         return -1;
     }
-    unsigned long ply = 0;
-    if (fl[3] < 1 || fl[3] > 5 || (fl[3] > 1 && f[3][0] == '0')) {
-        snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
+    if (parse_ply(&p, f[3], fl[3], err, errcap) < 0) return -1;
+    if (nf >= 5 && !field_is(f[4], fl[4], "-") && parse_turn(&p, f[4], fl[4], err, errcap) < 0)
         return -1;
-    }
-    for (size_t i = 0; i < fl[3]; i++) {
-        if (!isdigit((unsigned char)f[3][i])) {
-            snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
-            return -1;
-        }
-        ply = ply * 10 + (unsigned long)(f[3][i] - '0');
-    }
-    if (ply > 65535) {
-        snprintf(err, errcap, "ply %lu is above 65535", ply);
+    if (nf == 6 && !field_is(f[5], fl[5], "*") && parse_result(&p, f[5], fl[5], err, errcap) < 0)
         return -1;
-    }
-    p.ply = (uint16_t)ply;
-    const int me = p.stm, opp = 1 - me;
-    if (nf >= 5 && !field_is(f[4], fl[4], "-")) {
-        const char *s = f[4];
-        char low[3] = {(char)tolower((unsigned char)s[0]),
-                       fl[4] > 1 ? (char)tolower((unsigned char)s[1]) : 0, 0};
-        const char *t = low;
-        const int sq = fl[4] >= 2 ? read_sq(&t) : -1;
-        unsigned long legs = 0;
-        size_t i = 3;
-        bool ok = sq >= 0 && fl[4] >= 4 && fl[4] <= 5 && s[2] == '+' && s[3] != '0';
-        for (; ok && i < fl[4]; i++) {
-            if (!isdigit((unsigned char)s[i])) ok = false;
-            legs = legs * 10 + (unsigned long)(s[i] - '0');
-        }
-        if (!ok || legs < 1 || legs > 53) {
-            snprintf(err, errcap, "turn must be '-' or SQUARE+LEGS (e.g. d4+2, legs 1..53)");
-            return -1;
-        }
-        if (p.b.cell[sq] != me + 1) {
-            snprintf(err, errcap, "turn: the jumping piece on %c%c is not the side to move's",
-                     low[0], low[1]);
-            return -1;
-        }
-        p.in_turn = (uint8_t)legs;
-        p.aux[GOBS_AUX_JUMPER] = (uint8_t)sq;
-    }
-    if (nf == 6 && !field_is(f[5], fl[5], "*")) {
-        const char *colon = memchr(f[5], ':', fl[5]);
-        gk_result_t r = GK_ONGOING;
-        if (colon) {
-            const size_t rl = (size_t)(colon - f[5]);
-            for (int i = GK_WIN_WHITE; i <= GK_DRAW; i++)
-                if (field_is(f[5], rl, gk_result_text((gk_result_t)i))) r = (gk_result_t)i;
-        }
-        int why = -1;
-        if (colon && r != GK_ONGOING) {
-            const size_t wl = fl[5] - (size_t)(colon + 1 - f[5]);
-            for (int i = GK_REASON_NO_MOVE; i < GK_NREASONS; i++)
-                if (field_is(colon + 1, wl, gk_reason_text((gk_reason_t)i))) why = i;
-        }
-        const bool drawish =
-            why == GK_REASON_REPETITION || why == GK_REASON_PLY_LIMIT || why == GK_REASON_GOBS_DRAW;
-        if (why < 0 || (r == GK_DRAW) != drawish) {
-            snprintf(err, errcap,
-                     "result must be '*' or RESULT:REASON as in '1-0:gobs', "
-                     "'1/2-1/2:gobs-draw' (reasons: gobs, gobs-draw, no-move, "
-                     "repetition, ply-limit, resign)");
-            return -1;
-        }
-        p.result = (uint8_t)r;
-        p.reason = (uint8_t)why;
-    }
-    if (p.result == GK_ONGOING) {
-        /* Only states the rules can reach: the mover started its turn with at least 5
-         * pieces (5 = GOBSed), the other side with at least 6 (it did not just fail). */
-        const int legs = p.in_turn;
-        if (p.aux[GOBS_AUX_COUNT + me] - legs < GOBS_LIMIT) {
-            snprintf(err, errcap, "the side to move has fewer than 5 pieces: the game is over");
-            return -1;
-        }
-        if (p.aux[GOBS_AUX_COUNT + opp] + legs <= GOBS_LIMIT) {
-            snprintf(err, errcap,
-                     "the side not to move has 5 pieces or fewer: the game would be over");
-            return -1;
-        }
-        if (p.in_turn && !has_leg(&p, p.aux[GOBS_AUX_JUMPER])) {
-            snprintf(err, errcap,
-                     "turn: the jumping piece has no further jump, so the turn "
-                     "would already have ended");
-            return -1;
-        }
-        if (max_plies && p.ply >= max_plies) {
-            snprintf(err, errcap, "ply %u is not below the ply limit %u (see --max-plies)",
-                     (unsigned)p.ply, (unsigned)max_plies);
-            return -1;
-        }
-    }
+    if (p.result == GK_ONGOING && check_reachable(&p, max_plies, err, errcap) < 0) return -1;
     p.hash = gobs_hash_full(&p);
     *out = p;
     return 0;

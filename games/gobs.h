@@ -57,9 +57,4 @@ static inline int gobs_count(const gk_pos_t *p, int side) {
     return p->aux[GOBS_AUX_COUNT + side];
 }
 
-/* Number of complete moves (non-empty landing sequences) of the jump chains of the piece
- * on `sq` in p, which must be a turn-boundary position with the side to move's piece on
- * sq; 0 when it has no jump.  Memoised on (current square, set of flipped pieces). */
-uint64_t gobs_chain_count(const gk_pos_t *p, int sq);
-
 #endif

@@ -13,6 +13,7 @@
  */
 #include "gounki.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -85,6 +86,9 @@ void gounki_init(void) {
 /* ---- position basics ---- */
 
 static void set_cell(gk_pos_t *p, int sq, int v) {
+    /* A cell is empty or a stack of 1 to 3 pieces of one colour (gounki.h). */
+    assert(sq >= 0 && sq < 64 && v >= 0 && v < 32);
+    assert(!(v & 15) ? v == 0 : gounki_cell_size(v) <= 3);
     int old = p->b.cell[sq];
     p->hash ^= zob_cell[old][sq] ^ zob_cell[v][sq];
     p->b.cell[sq] = (uint8_t)v;
@@ -202,92 +206,82 @@ static inline int drop_base(const gk_pos_t *p, int c, int o, int t) {
     return gounki_cell_size(u);
 }
 
+/* A deployment being built: the drop squares so far, which of them are squares
+ * (bit i of kinds) and whether any lands on an own stack. */
+typedef struct {
+    int drops[3], nd, kinds, stacks;
+} deploy_t;
+
+enum { WALK_DONE, WALK_EXIT_FIRST, WALK_EXIT_LATER, WALK_BLOCKED };
+
 /*
- * Deployments of the stack v (2 or 3 pieces) on o.  Group 1 walks from o in one
- * direction, group 2 from the last drop of group 1.  A drop across the far edge ends
- * the deployment; when that is the first step of a group both diagonals (or, for the
- * very first drop, both kinds) exit alike, so it is emitted once.
+ * One group of a deployment: cnt pieces of `kind` (0 round, 1 square) dropped one per
+ * step along the ray ry, appended to d.  Returns WALK_DONE when every piece found a
+ * square, WALK_EXIT_* when a step left across the far edge (the deployment ends there,
+ * on the group's first step or a later one), WALK_BLOCKED when the line stops: no
+ * square, an enemy, or a drop that would make a stack of 4.
+ */
+static ALWAYS_INLINE int walk_group(const gk_pos_t *p, int c, int o, const uint8_t *ry, int cnt,
+                                    int kind, deploy_t *d) {
+    for (int k = 0; k < cnt; k++) {
+        int t = ry[k];
+        if (t == RAY_NONE) return WALK_BLOCKED;
+        if (t == RAY_EXIT) return k == 0 ? WALK_EXIT_FIRST : WALK_EXIT_LATER;
+        int base = drop_base(p, c, o, t);
+        if (base < 0) return WALK_BLOCKED;
+        for (int j = 0; j < d->nd; j++) base += d->drops[j] == t;
+        if (base >= 3) return WALK_BLOCKED;
+        assert(d->nd < 3); /* a stack holds at most 3 pieces */
+        d->stacks |= base > 0;
+        d->kinds |= kind << d->nd;
+        d->drops[d->nd++] = t;
+    }
+    return WALK_DONE;
+}
+
+/*
+ * Deployments of the stack v (2 or 3 pieces) on o, in numbered steps (this loop is
+ * hot: it counts perft's leaves).
+ *  1. Choose the order: rounds first or squares first (a kind the stack lacks is
+ *     skipped).
+ *  2. Walk group 1 from o in each direction of its kind.
+ *  3. A group 1 that exits ends the deployment.  An exit on the first step is the same
+ *     move for both diagonals and, for the very first drop, both kinds: emit it once.
+ *  4. A stack of one kind is complete after group 1.
+ *  5. Otherwise walk group 2 from the last drop of group 1 in each direction of the
+ *     other kind; its first-step exit is likewise emitted once per group 1.
  */
 static ALWAYS_INLINE int gen_deployments(const gk_pos_t *p, int c, int o, int v, gk_action_t *out) {
+    static const uint8_t dirs[2][3] = {{D_DL, D_DR, 0}, {D_FW, D_SL, D_SR}};
     int n = 0, first_exit = 0;
     int r = v & 3, s = (v >> 2) & 3, size = r + s;
-    for (int order = 0; order < 2; order++) {
-        /* order 0: rounds first; order 1: squares first. */
-        int c1 = order == 0 ? r : s;
+    for (int kind1 = 0; kind1 < 2; kind1++) { /* 1. */
+        int c1 = kind1 == 0 ? r : s, c2 = size - c1, kind2 = !kind1;
         if (c1 == 0) continue;
-        int kind1 = order; /* 0 round, 1 square */
-        int c2 = size - c1;
-        static const uint8_t dirs[2][3] = {{D_DL, D_DR, 0}, {D_FW, D_SL, D_SR}};
         int nd1 = kind1 ? 3 : 2, nd2 = kind1 ? 2 : 3;
         for (int i1 = 0; i1 < nd1; i1++) {
-            const uint8_t *ry = ray[c][o][dirs[kind1][i1]];
-            int drops[3], nd = 0, kinds = 0, stacks = 0, ok = 1;
-            for (int k = 0; k < c1; k++) {
-                int t = ry[k];
-                if (t == RAY_NONE) {
-                    ok = 0;
-                    break;
-                }
-                if (t == RAY_EXIT) {
-                    ok = 0;
-                    if (k == 0 && first_exit++) break;
-                    if (out) out[n] = deploy_action(o, drops, nd, 1, kinds, stacks);
-                    n++;
-                    break;
-                }
-                int base = drop_base(p, c, o, t);
-                if (base < 0) {
-                    ok = 0;
-                    break;
-                }
-                for (int j = 0; j < nd; j++) base += drops[j] == t;
-                if (base >= 3) {
-                    ok = 0;
-                    break;
-                }
-                stacks |= base > 0;
-                kinds |= kind1 << nd;
-                drops[nd++] = t;
-            }
-            if (!ok) continue;
-            if (c2 == 0) {
-                if (out) out[n] = deploy_action(o, drops, nd, 0, kinds, stacks);
+            deploy_t d = {{0, 0, 0}, 0, 0, 0};
+            int w = walk_group(p, c, o, ray[c][o][dirs[kind1][i1]], c1, kind1, &d); /* 2. */
+            if (w == WALK_BLOCKED) continue;
+            if (w != WALK_DONE) { /* 3. */
+                if (w == WALK_EXIT_FIRST && first_exit++) continue;
+                if (out) out[n] = deploy_action(o, d.drops, d.nd, 1, d.kinds, d.stacks);
                 n++;
                 continue;
             }
-            int kind2 = !kind1, last = drops[nd - 1], exit2 = 0;
-            for (int i2 = 0; i2 < nd2; i2++) {
-                const uint8_t *ry2 = ray[c][last][dirs[kind2][i2]];
-                int nd_2 = nd, kinds2 = kinds, stacks2 = stacks, ok2 = 1;
-                for (int k = 0; k < c2; k++) {
-                    int t = ry2[k];
-                    if (t == RAY_NONE) {
-                        ok2 = 0;
-                        break;
-                    }
-                    if (t == RAY_EXIT) {
-                        ok2 = 0;
-                        if (k == 0 && exit2++) break;
-                        if (out) out[n] = deploy_action(o, drops, nd_2, 1, kinds2, stacks2);
-                        n++;
-                        break;
-                    }
-                    int base = drop_base(p, c, o, t);
-                    if (base < 0) {
-                        ok2 = 0;
-                        break;
-                    }
-                    for (int j = 0; j < nd_2; j++) base += drops[j] == t;
-                    if (base >= 3) {
-                        ok2 = 0;
-                        break;
-                    }
-                    stacks2 |= base > 0;
-                    kinds2 |= kind2 << nd_2;
-                    drops[nd_2++] = t;
-                }
-                if (!ok2) continue;
-                if (out) out[n] = deploy_action(o, drops, nd_2, 0, kinds2, stacks2);
+            if (c2 == 0) { /* 4. */
+                if (out) out[n] = deploy_action(o, d.drops, d.nd, 0, d.kinds, d.stacks);
+                n++;
+                continue;
+            }
+            int last = d.drops[d.nd - 1], exit2 = 0;
+            for (int i2 = 0; i2 < nd2; i2++) { /* 5. */
+                deploy_t d2 = d;
+                w = walk_group(p, c, o, ray[c][last][dirs[kind2][i2]], c2, kind2, &d2);
+                if (w == WALK_BLOCKED) continue;
+                if (w == WALK_EXIT_FIRST && exit2++) continue;
+                if (out)
+                    out[n] = deploy_action(o, d2.drops, d2.nd, w != WALK_DONE, d2.kinds, d2.stacks);
                 n++;
             }
         }
@@ -308,7 +302,9 @@ static inline int gen_all(const gk_pos_t *p, gk_action_t *out) {
 }
 
 static int gounki_gen(const gk_pos_t *p, gk_action_t *out) {
-    return gen_all(p, out);
+    int n = gen_all(p, out);
+    assert(n <= GK_MAX_ACTIONS);
+    return n;
 }
 
 /* Counting only: one copy of the generator per stack composition, so that the step
@@ -371,6 +367,10 @@ int gounki_count_moves(const gk_pos_t *p) {
 static void gounki_play(gk_pos_t *p, gk_action_t a) {
     int c = p->stm, o = gounki_act_from(a);
     int v = p->b.cell[o];
+    /* Legal actions only (game.h): the game goes on and o holds a stack of the mover;
+     * action 0 (a1-a1) is never legal. */
+    assert(a != GK_NO_ACTION && p->result == GK_ONGOING && p->in_turn == 0);
+    assert((v & 15) && ((v >> 4) & 1) == c);
     int win = 0;
     set_cell(p, o, 0);
     if (!gounki_act_is_deploy(a)) {
@@ -419,6 +419,7 @@ static uint64_t perft_rec(const gk_pos_t *p, int depth) {
 }
 
 static uint64_t gounki_perft(const gk_pos_t *p, int depth) {
+    assert(depth >= 0);
     if (depth <= 0) return 1;
     return perft_rec(p, depth);
 }

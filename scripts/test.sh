@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it on a fresh Debian 12 machine:
-# dependencies, formatting, a -Werror release build with every test, an ASan+UBSan build
-# with every test but the slow ones, and a ThreadSanitizer run of the threaded tests.
+# dependencies, formatting, a -Werror release build with every test and the bench signature
+# checked against the commit log, an ASan+UBSan build with every test but the slow ones,
+# and a ThreadSanitizer run of the threaded tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -16,6 +17,9 @@ git ls-files '*.c' '*.h' | xargs clang-format --dry-run --Werror
 echo "== release build, all tests"
 bash scripts/build.sh release "$root/build-ci" >/dev/null
 (cd build-ci && ctest -j"$j" --output-on-failure --timeout 900)
+
+echo "== bench signature against the commit log (scripts/signature.sh)"
+bash scripts/signature.sh "$root/build-ci"
 
 echo "== ASan+UBSan build, all tests but the slow ones"
 bash scripts/build.sh asan "$root/build-ci-asan" >/dev/null

@@ -1,6 +1,7 @@
 /* search/baselines.c -- random, greedy and alpha-beta players (see baselines.h). */
 #include "baselines.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ static double now_s(void) {
 }
 
 int bl_eval_points(const bl_eval_t *e, const gk_pos_t *p) {
+    assert(!gk_over(p)); /* finished positions score by final_score() */
     if (e->kind == BL_EVAL_CLASSIC) return classic_eval(p);
     float scale = e->w.scale > 0 ? e->w.scale : 1.0f;
     float pts = ev_logit(&e->w, p) / scale;
@@ -76,6 +78,7 @@ gk_action_t bl_greedy(const bl_eval_t *e, const gk_pos_t *p, uint64_t seed, int 
             if (gk_splitmix64(&st) % (uint64_t)ties == 0) pick = list[i];
         }
     }
+    assert(pick != GK_NO_ACTION); /* n > 0: the first action always beats INT32_MIN */
     if (score) *score = best;
     return pick;
 }
@@ -162,6 +165,10 @@ static int repeated(const ab_search_t *s, const gk_pos_t *q, int ply) {
 }
 
 static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int beta, int ply) {
+    /* acts[ply], keys[ply], killer[ply] and path[ply + 1] have room up to AB_MAX_DEPTH;
+     * callers never recurse into a finished position. */
+    assert(ply >= 0 && ply <= AB_MAX_DEPTH && !gk_over(p));
+    assert(alpha < beta);
     s->nodes++;
     if (s->deadline > 0 && (s->nodes & 1023) == 0 && now_s() >= s->deadline) s->stop = 1;
     if (s->stop) return 0;
@@ -252,6 +259,7 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
         }
     }
 
+    assert(bestmove != GK_NO_ACTION && best > INT32_MIN);
     te->key = p->hash;
     te->move = bestmove;
     te->score = to_tt(best, ply);
@@ -271,6 +279,7 @@ static int legal(const gk_pos_t *p, gk_action_t a) {
 int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_limits_t *lim,
               ab_result_t *out) {
     memset(out, 0, sizeof *out);
+    assert(s && lim && lim->depth >= 0);
     if (gk_over(p)) return -1;
     double t0 = now_s();
     int maxd = lim->depth > 0 && lim->depth < AB_MAX_DEPTH ? lim->depth : AB_MAX_DEPTH;

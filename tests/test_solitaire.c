@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "games/solitaire.h"
+#include "solitaire/solitaire.h"
 
 static int failures;
 

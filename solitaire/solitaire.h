@@ -1,5 +1,5 @@
 /*
- * games/solitaire.h -- the one-player Gobs puzzle ("Le Gobs pour jouer seul") and a solver
+ * solitaire/solitaire.h -- the one-player Gobs puzzle ("Le Gobs pour jouer seul") and a solver
  * that finds a shortest solution and proves it shortest (IDA* with a transposition table).
  *
  * The rules as implemented (placement, goal, pre-flip, fixed pieces) are in

@@ -1,4 +1,4 @@
-/* games/solitaire.c -- the one-player Gobs puzzle: rules and a proving IDA* solver. */
+/* solitaire/solitaire.c -- the one-player Gobs puzzle: rules and a proving IDA* solver. */
 #include "solitaire.h"
 
 #include <limits.h>
