@@ -23,18 +23,7 @@
 #include "common/hash.h"
 #include "common/status.h"
 #include "common/strbuf.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static int count_entries(const char *dir) {
     DIR *d = opendir(dir);
@@ -145,7 +134,6 @@ int main(void) {
     test_hash_clock();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
-    if (system(cmd)) failures++;
-    if (failures) fprintf(stderr, "test_common: %d failures\n", failures);
-    return failures != 0;
+    CHECK(system(cmd) == 0, "%s", cmd);
+    return check_exit("test_common");
 }

@@ -10,18 +10,7 @@
 
 #include "eval/eval.h"
 #include "games/game.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static int parse(const char *text, int game, ev_weights_t *w, char *err, size_t cap) {
     return ev_weights_parse(text, strlen(text), "t", game, w, err, cap);
@@ -191,6 +180,5 @@ int main(void) {
     }
     test_by_name();
     test_save();
-    if (failures) fprintf(stderr, "%d failures\n", failures);
-    return failures ? 1 : 0;
+    return check_exit("test_eval_weights");
 }

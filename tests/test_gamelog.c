@@ -21,23 +21,7 @@
 #include "data/gamelog.h"
 #include "data/xxh64.h"
 #include "games/game.h"
-
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-#define CHECK_OK(rc, err)                                                                          \
-    do {                                                                                           \
-        int rc_ = (rc);                                                                            \
-        if (rc_) {                                                                                 \
-            fprintf(stderr, "%s:%d: %s -> %d: %s\n", __FILE__, __LINE__, #rc, rc_, err);           \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static void test_xxh64(void) {
     CHECK(gk_xxh64("", 0, 0) == 0xEF46DB3751D8E999ull);
@@ -402,9 +386,6 @@ int main(void) {
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmpdir);
-    if (failures)
-        fprintf(stderr, "test_gamelog: %d failures\n", failures);
-    else
-        printf("test_gamelog: ok\n");
-    return failures != 0;
+    if (!check_failures) printf("test_gamelog: ok\n");
+    return check_exit("test_gamelog");
 }

@@ -21,6 +21,7 @@
 #include "data/gamelog.h"
 #include "data/xxh64.h"
 #include "selfplay/selfplay.h"
+#include "check.h"
 
 /* ThreadSanitizer builds: LLVM's OpenMP runtime is not instrumented and its own locking
  * reads as races (the Archer tool asks for this option). */
@@ -28,15 +29,6 @@ const char *__tsan_default_options(void);
 const char *__tsan_default_options(void) {
     return "ignore_noninstrumented_modules=1";
 }
-
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 #define NG 8
 
@@ -218,9 +210,6 @@ int main(void) {
     test_pure(GK_GAME_GOUNKI);
     test_pure(GK_GAME_GOBS);
     test_resign();
-    if (failures)
-        fprintf(stderr, "test_selfplay_mt: %d failures\n", failures);
-    else
-        printf("test_selfplay_mt: ok\n");
-    return failures != 0;
+    if (!check_failures) printf("test_selfplay_mt: ok\n");
+    return check_exit("test_selfplay_mt");
 }

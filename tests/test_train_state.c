@@ -9,18 +9,7 @@
 #include <unistd.h>
 
 #include "selfplay/train.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static train_state_t s, t;
 
@@ -132,6 +121,5 @@ int main(void) {
     snprintf(path, sizeof path, "%s/ladder.svg", dir);
     unlink(path);
     rmdir(dir);
-    if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    return check_exit("test_train_state");
 }

@@ -17,20 +17,9 @@
 #include "eval/eval.h"
 #include "eval/tune.h"
 #include "games/game.h"
+#include "check.h"
 
 #define NF 16
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static double uniform(uint64_t *st) {
     return (double)(gk_splitmix64(st) >> 11) * 0x1.0p-53;
@@ -283,6 +272,5 @@ int main(void) {
     test_policy();
     test_real(GK_GAME_GOUNKI, 40000);
     test_real(GK_GAME_GOBS, 20000);
-    if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    return check_exit("test_tune_planted");
 }
