@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../games/game.h"
+#include "../common/clock.h"
 
 /* ---------------------------------------------------------------- sparse rows */
 
@@ -442,7 +443,7 @@ static int fit_epoch_end(fit_ws_t *f, const tune_opts_t *o, tune_report_t *rep, 
                          double train_loss, double vl, int has_val, double t0, const double *w,
                          int nf) {
     rep->epochs_run = ep;
-    if (o->progress) o->progress(o->ctx, ep, train_loss, has_val ? vl : NAN, omp_get_wtime() - t0);
+    if (o->progress) o->progress(o->ctx, ep, train_loss, has_val ? vl : NAN, gk_now_s() - t0);
     if (vl < f->best_loss) {
         f->best_loss = vl;
         rep->best_epoch = ep;
@@ -611,7 +612,7 @@ int tune_fit_value(const tune_vset_t *train, const tune_vset_t *val, double *w, 
     rep->train_before = tune_value_loss(train, w, k, o->loss, o->threads);
     rep->val_before = has_val ? tune_value_loss(val, w, k, o->loss, o->threads) : NAN;
     ws.best_loss = has_val ? rep->val_before : rep->train_before;
-    double t0 = omp_get_wtime();
+    double t0 = gk_now_s();
     size_t processed = 0;
 
     for (int ep = 1; ep <= o->epochs; ep++) {
@@ -630,7 +631,7 @@ int tune_fit_value(const tune_vset_t *train, const tune_vset_t *val, double *w, 
         double vl = has_val ? tune_value_loss(val, w, k, o->loss, o->threads) : train_loss;
         if (fit_epoch_end(&ws, o, rep, ep, train_loss, vl, has_val, t0, w, nf)) break;
     }
-    rep->secs = omp_get_wtime() - t0;
+    rep->secs = gk_now_s() - t0;
     rep->samples_per_sec = rep->secs > 0 ? (double)processed / rep->secs : 0;
     memcpy(w, best, (size_t)nf * sizeof *w);
     rep->train_after = tune_value_loss(train, w, k, o->loss, o->threads);
@@ -706,7 +707,7 @@ int tune_fit_policy(const tune_pset_t *train, const tune_pset_t *val, double *v,
     rep->train_before = tune_policy_loss(train, v, o->temperature, o->threads);
     rep->val_before = has_val ? tune_policy_loss(val, v, o->temperature, o->threads) : NAN;
     ws.best_loss = has_val ? rep->val_before : rep->train_before;
-    double t0 = omp_get_wtime();
+    double t0 = gk_now_s();
     size_t processed = 0;
 
     for (int ep = 1; ep <= o->epochs; ep++) {
@@ -744,7 +745,7 @@ int tune_fit_policy(const tune_pset_t *train, const tune_pset_t *val, double *v,
         double vl = has_val ? tune_policy_loss(val, v, o->temperature, o->threads) : train_loss;
         if (fit_epoch_end(&ws, o, rep, ep, train_loss, vl, has_val, t0, v, nf)) break;
     }
-    rep->secs = omp_get_wtime() - t0;
+    rep->secs = gk_now_s() - t0;
     rep->samples_per_sec = rep->secs > 0 ? (double)processed / rep->secs : 0;
     memcpy(v, best, (size_t)nf * sizeof *v);
     rep->train_after = tune_policy_loss(train, v, o->temperature, o->threads);

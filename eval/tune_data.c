@@ -8,6 +8,7 @@
 #include "../data/gamelog.h"
 #include "eval.h"
 #include "tune.h"
+#include "../common/clock.h"
 
 typedef struct src_game {
     int src; /* which logset */
@@ -52,13 +53,13 @@ static int add_policy(worker_t *w, const gk_pos_t *p, const gl_game_t *g, const 
             }
     }
     if (!(sum > 0)) return 0;
-    double t0 = omp_get_wtime();
+    double t0 = gk_now_s();
     float f[EV_MAX_POLICY];
     for (int a = 0; a < n; a++) {
         ev_policy_trace(p, acts[a], f);
         memcpy(gbuf + (size_t)a * (size_t)npf, f, (size_t)npf * sizeof *f);
     }
-    w->st.ptrace_secs += omp_get_wtime() - t0;
+    w->st.ptrace_secs += gk_now_s() - t0;
     w->st.candidates += (uint64_t)n;
     int rc = tune_pset_add(&w->p, n, gbuf, tbuf, key);
     if (rc) return rc;
@@ -89,9 +90,9 @@ static int add_game(worker_t *w, const gl_game_t *g, uint64_t key, const tune_da
             float t = o->target == TUNE_TARGET_RESULT  ? res
                       : o->target == TUNE_TARGET_VALUE ? val
                                                        : clamp01(o->mix * res + (1 - o->mix) * val);
-            double t0 = omp_get_wtime();
+            double t0 = gk_now_s();
             ev_trace(&p, f);
-            w->st.trace_secs += omp_get_wtime() - t0;
+            w->st.trace_secs += gk_now_s() - t0;
             int rc = tune_vset_add(&w->v, f, t, p.hash, key);
             if (rc) return rc;
             w->st.positions++;
@@ -127,7 +128,7 @@ int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t 
         snprintf(err, errcap, "no log directory given");
         return TUNE_EINVAL;
     }
-    double t0 = omp_get_wtime();
+    double t0 = gk_now_s();
     gl_logset_t *ls = calloc((size_t)npaths, sizeof *ls);
     src_game_t *games = NULL;
     size_t ngames = 0, gcap = 0;
@@ -271,6 +272,6 @@ int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t 
     free(games);
     for (int s = 0; s < opened; s++) gl_logset_free(&ls[s]);
     free(ls);
-    st->secs = omp_get_wtime() - t0;
+    st->secs = gk_now_s() - t0;
     return rc;
 }

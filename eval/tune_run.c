@@ -2,8 +2,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "../common/clock.h"
 #include "tune.h"
 
 #ifndef GK_VERSION
@@ -147,10 +147,7 @@ void tune_provenance(const tune_run_opts_t *o, const tune_run_report_t *rep, cha
         snprintf(logs, sizeof logs, "%d dirs %s..%s", o->nlogs, o->logs[0], o->logs[o->nlogs - 1]);
     if (strlen(logs) == sizeof logs - 1) memcpy(logs + sizeof logs - 4, "...", 3);
     char date[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (gk_utc_iso(date, sizeof date) < 0) snprintf(date, sizeof date, "?");
     int n =
         snprintf(buf, cap, "tuned from %s: %zu+%zu pos, %s loss train %.4f->%.4f val %.4f->%.4f",
                  logs, rep->train_n, rep->val_n, o->fit.loss == TUNE_MSE ? "mse" : "xent",

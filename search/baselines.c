@@ -4,17 +4,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../eval/classic.h"
+#include "../common/clock.h"
 
 #define WIN_BOUND (BL_WIN - 10000) /* scores beyond this are proven wins or losses */
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int bl_eval_points(const bl_eval_t *e, const gk_pos_t *p) {
     if (e->kind == BL_EVAL_CLASSIC) return classic_eval(p);
@@ -163,7 +157,7 @@ static int repeated(const ab_search_t *s, const gk_pos_t *q, int ply) {
 
 static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int beta, int ply) {
     s->nodes++;
-    if (s->deadline > 0 && (s->nodes & 1023) == 0 && now_s() >= s->deadline) s->stop = 1;
+    if (s->deadline > 0 && (s->nodes & 1023) == 0 && gk_now_s() >= s->deadline) s->stop = 1;
     if (s->stop) return 0;
     if (depth <= 0 || ply >= AB_MAX_DEPTH) return bl_eval_points(&s->eval, p);
 
@@ -272,7 +266,7 @@ int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_li
               ab_result_t *out) {
     memset(out, 0, sizeof *out);
     if (gk_over(p)) return -1;
-    double t0 = now_s();
+    double t0 = gk_now_s();
     int maxd = lim->depth > 0 && lim->depth < AB_MAX_DEPTH ? lim->depth : AB_MAX_DEPTH;
     s->hist = h;
     s->nodes = 0;
@@ -308,7 +302,7 @@ int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_li
     out->best = best;
     out->score = score;
     out->nodes = s->nodes;
-    out->seconds = now_s() - t0;
+    out->seconds = gk_now_s() - t0;
 
     /* Principal variation: the table's moves from the root, checked for legality since
      * a slot may have been overwritten by another position with the same index. */

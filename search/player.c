@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../eval/eval.h"
 #include "baselines.h"
 #include "mcts.h"
+#include "../common/clock.h"
 
 #define SPEC_MAX 1024
 
@@ -309,16 +309,10 @@ static void append_line(const gk_pos_t *p, const gk_action_t *seq, int n, char *
     }
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int player_choose(player_t *pl, const gk_pos_t *p, const gk_hist_t *h, uint64_t seed,
                   player_move_t *out) {
     memset(out, 0, sizeof *out);
-    double t0 = now_s();
+    double t0 = gk_now_s();
     out->value = 0.5;
     if (gk_over(p)) return -1;
     uint64_t st = seed ^ pl->seed;
@@ -371,7 +365,7 @@ int player_choose(player_t *pl, const gk_pos_t *p, const gk_hist_t *h, uint64_t 
     }
     }
     /* The engines time themselves; the baselines' time is measured here. */
-    if (out->seconds == 0) out->seconds = now_s() - t0;
+    if (out->seconds == 0) out->seconds = gk_now_s() - t0;
     return out->action == GK_NO_ACTION ? -1 : 0;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../search/player.h"
+#include "../common/clock.h"
 
 #define OPENING_TRIES 1000
 
@@ -226,7 +227,7 @@ static void advance_counted(shared_t *sh) {
             st->sprt_state = elo_sprt_state(&o->sprt_params, st->llr);
             if (st->sprt_state != ELO_SPRT_CONTINUE) atomic_store(&sh->stop, 1);
         }
-        st->wall_s = omp_get_wtime() - sh->t0;
+        st->wall_s = gk_now_s() - sh->t0;
         if (o->on_pair) o->on_pair(o->ctx, &ps->g[0], &ps->g[1], st);
         free(ps->g[0].actions);
         free(ps->g[1].actions);
@@ -344,7 +345,7 @@ int match_run(const match_opts_t *o, match_stats_t *st, char *err, size_t errcap
     sh->st.games_total = o->games;
     sh->st.sprt = o->sprt;
     if (o->sprt) elo_sprt_bounds(&o->sprt_params, &sh->st.llr_lower, &sh->st.llr_upper);
-    sh->t0 = omp_get_wtime();
+    sh->t0 = gk_now_s();
 
     int threads = o->threads < sh->npairs ? o->threads : sh->npairs;
     if (threads <= 1) {
@@ -356,7 +357,7 @@ int match_run(const match_opts_t *o, match_stats_t *st, char *err, size_t errcap
 #pragma omp parallel num_threads(threads)
         work(sh);
     }
-    sh->st.wall_s = omp_get_wtime() - sh->t0;
+    sh->st.wall_s = gk_now_s() - sh->t0;
     *st = sh->st;
     int rc = 0;
     if (sh->failed) {

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "../data/xxh64.h"
+#include "../common/clock.h"
 
 #define POLL_MS 2
 enum { TAG_REQ = 7101, TAG_GRANT, TAG_PROG, TAG_STOP, TAG_DONE, TAG_BYE };
@@ -196,10 +197,6 @@ typedef struct coord {
     bool failed;
 } coord_t;
 
-static double now_s(void) {
-    return omp_get_wtime();
-}
-
 static void fmt_eta(double s, char *buf, size_t cap) {
     if (!(s >= 0) || s > 1e8) {
         snprintf(buf, cap, "?");
@@ -222,7 +219,7 @@ static void totals(const coord_t *k, int64_t *t) {
 
 static void progress(coord_t *k, bool final) {
     if (k->o->quiet || !k->o->out) return;
-    double t = now_s();
+    double t = gk_now_s();
     if (!final && t - k->last_print < 1.0) return;
     k->last_print = t;
     int64_t s[C_N];
@@ -255,7 +252,7 @@ static int collect(coord_t *k, bool force, char *err, size_t errcap) {
     for (size_t i = 0; i < n; i++) {
         finished_t *f = &fin[i];
         if (!rc) {
-            if (gl_writer_pending(k->w) == 0) k->first_pending = now_s();
+            if (gl_writer_pending(k->w) == 0) k->first_pending = gk_now_s();
             if (gl_writer_add_encoded(k->w, f->index, f->rec.p, f->rec.n, err, errcap))
                 rc = -1;
             else {
@@ -274,7 +271,7 @@ static int collect(coord_t *k, bool force, char *err, size_t errcap) {
     }
     free(fin);
     if (!rc && gl_writer_pending(k->w) &&
-        (force || now_s() - k->first_pending >= k->o->frame_seconds ||
+        (force || gk_now_s() - k->first_pending >= k->o->frame_seconds ||
          gl_writer_pending_bytes(k->w) >= (8u << 20)))
         if (gl_writer_flush(k->w, err, errcap)) rc = -1;
     return rc;
@@ -462,7 +459,7 @@ static int coordinate(coord_t *k, char *err, size_t errcap) {
                                                               : ST_OK;
             }
         }
-        double t = now_s();
+        double t = gk_now_s();
         if (k->rank != 0) {
             if (finished_local && !sent_done) {
                 if (send_i64(k->c, C_N, 0, TAG_DONE, err, errcap)) return -1;
@@ -742,7 +739,7 @@ static int run_rank(const sp_run_opts_t *o, sp_summary_t *sum, int rank, int ran
         pthread_mutex_unlock(&s->mu);
     }
 
-    k->t0 = now_s();
+    k->t0 = gk_now_s();
     k->last_prog = k->t0;
     k->last_print = k->t0;
     if (o->set.mcts.threads > 1 && omp_get_max_active_levels() < 2) omp_set_max_active_levels(2);
@@ -787,7 +784,7 @@ static int run_rank(const sp_run_opts_t *o, sp_summary_t *sum, int rank, int ran
         sum->white = (uint64_t)t[C_WHITE];
         sum->draws = (uint64_t)t[C_DRAWS];
         sum->black = (uint64_t)t[C_BLACK];
-        sum->seconds = now_s() - k->t0;
+        sum->seconds = gk_now_s() - k->t0;
         sum->complete = k->before + sum->games_played == o->games;
         sum->stopped = !sum->complete;
         if (k->printed_line) fputc('\n', o->out);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../data/xxh64.h"
+#include "../common/clock.h"
 
 static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t cap, const char *fmt, ...) {
@@ -132,7 +133,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
                  char *err, size_t errcap) {
     const gk_game_t *G = gk_game_by_id(s->rules.game);
     if (!G) return fail(err, errcap, "unknown game %d", s->rules.game);
-    double t0 = omp_get_wtime();
+    double t0 = gk_now_s();
     uint64_t seed = sp_game_seed(s->seed, index);
     uint64_t rng_open = stream(seed, STREAM_OPENING), rng_temp = stream(seed, STREAM_TEMPERATURE);
     uint64_t rng_resign = stream(seed, STREAM_RESIGN);
@@ -268,7 +269,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
     g->reason = pos.reason;
     g->plies = pos.ply;
     g->final_hash = pos.hash;
-    g->time_ms = (uint32_t)lround((omp_get_wtime() - t0) * 1000.0);
+    g->time_ms = (uint32_t)lround((gk_now_s() - t0) * 1000.0);
 out:
     mcts_free(m);
     free(hist);
@@ -284,7 +285,7 @@ int sp_bench(const sp_settings_t *s, uint64_t first, uint64_t n, int threads, sp
     sum->ranks = 1;
     sum->games_total = n;
     if (threads < 1) threads = 1;
-    double t0 = omp_get_wtime();
+    double t0 = gk_now_s();
     int failed = 0;
     if (s->mcts.threads > 1 && omp_get_max_active_levels() < 2) omp_set_max_active_levels(2);
 #pragma omp parallel num_threads(threads) reduction(+ : failed)
@@ -312,7 +313,7 @@ int sp_bench(const sp_settings_t *s, uint64_t first, uint64_t n, int threads, sp
         }
         gl_game_free(&g);
     }
-    sum->seconds = omp_get_wtime() - t0;
+    sum->seconds = gk_now_s() - t0;
     sum->complete = !failed;
     return failed ? -1 : 0;
 }

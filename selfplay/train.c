@@ -16,6 +16,7 @@
 #include "../eval/eval.h"
 #include "match.h"
 #include "selfplay.h"
+#include "../common/clock.h"
 
 #define STATE_NAME   "state.txt"
 #define STATE_MAGIC  "gktrain"
@@ -790,7 +791,7 @@ static int phase_tune(loop_t *L, int g, char *err, size_t errcap) {
     to.fit.seed = mix64(o->seed, (uint64_t)g * 3 + 1);
     to.fit.progress = NULL;
     tune_run_report_t rep;
-    double t0 = omp_get_wtime();
+    double t0 = gk_now_s();
     int rc = tune_run(&to, &best, &cand, &rep, e, sizeof e);
     if (rc) {
         snprintf(err, errcap, "generation %d tuning: %s", g, e);
@@ -812,7 +813,7 @@ static int phase_tune(loop_t *L, int g, char *err, size_t errcap) {
     r->train_after = rep.value.train_after;
     r->val_before = rep.val_start;
     r->val_after = rep.value.val_after;
-    r->tune_s = omp_get_wtime() - t0;
+    r->tune_s = gk_now_s() - t0;
     r->phases |= TRAIN_PH_TUNE;
     say(L,
         "gen %d tuned on %d generation(s) of logs: %zu positions, K %.4g, val loss %.4f -> "
