@@ -811,12 +811,6 @@ static void sq_name(int sq, char out[3]) {
     out[2] = 0;
 }
 
-static int find_action(const gk_action_t *list, int n, gk_action_t a) {
-    for (int i = 0; i < n; i++)
-        if (list[i] == a) return i;
-    return -1;
-}
-
 /* A short-variant elimination's shape: an enemy exactly 2 squares away in a line, the
  * square between empty (whether a placement square exists is checked apart). */
 static bool short_elim_shape(const gk_pos_t *p, int from, int to) {
@@ -910,7 +904,7 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
         }
         const gk_action_t a =
             gobs_act(sep == '-' ? GOBS_ACT_SLIDE : GOBS_ACT_ELIM, from, to, place);
-        if (find_action(list, nl, a) < 0) {
+        if (gk_action_index(list, nl, a) < 0) {
             if (sep == '-')
                 snprintf(err, errcap, "%s-%s is not a legal slide", n1, n2);
             else if (shrt && short_elim_shape(p, from, to)) {
@@ -959,7 +953,7 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
         }
         const gk_action_t a = gobs_act(GOBS_ACT_LEG, cur, to, 0);
         nl = gobs_gen(&q, list);
-        if (find_action(list, nl, a) < 0) {
+        if (gk_action_index(list, nl, a) < 0) {
             sq_name(cur, n1);
             sq_name(to, n2);
             snprintf(err, errcap, "%s:%s is not a legal jump", n1, n2);

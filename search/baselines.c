@@ -254,14 +254,6 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     return best;
 }
 
-static int legal(const gk_pos_t *p, gk_action_t a) {
-    gk_action_t list[GK_MAX_ACTIONS];
-    int n = gk_gen(p, list);
-    for (int i = 0; i < n; i++)
-        if (list[i] == a) return 1;
-    return 0;
-}
-
 int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_limits_t *lim,
               ab_result_t *out) {
     memset(out, 0, sizeof *out);
@@ -308,7 +300,7 @@ int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_li
      * a slot may have been overwritten by another position with the same index. */
     gk_pos_t q = *p;
     gk_action_t a = best;
-    while (out->npv < AB_MAX_PV && a != GK_NO_ACTION && !gk_over(&q) && legal(&q, a)) {
+    while (out->npv < AB_MAX_PV && a != GK_NO_ACTION && !gk_over(&q) && gk_is_legal(&q, a)) {
         out->pv[out->npv++] = a;
         gk_play(&q, a);
         tt_entry_t *te = &s->tt[q.hash & s->tt_mask];

@@ -29,12 +29,6 @@ typedef struct shared {
     int failed;
 } shared_t;
 
-static uint64_t mix(uint64_t a, uint64_t b) {
-    uint64_t s = a ^ (b + 1) * 0xD1B54A32D192ED03ull;
-    gk_splitmix64(&s);
-    return gk_splitmix64(&s);
-}
-
 int match_check(const match_opts_t *o, char *err, size_t errcap) {
     if (o->games < 2 || o->games % 2) {
         snprintf(err, errcap, "the number of games must be even and at least 2 (got %d)", o->games);
@@ -68,7 +62,7 @@ int match_check(const match_opts_t *o, char *err, size_t errcap) {
 /* Opening of pair i: K random turns from the start; redrawn when one ends the game. */
 static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_t *hist,
                         gk_action_t *acts, int *nacts) {
-    uint64_t rng = mix(o->seed, 0x0BE17000ull + (uint64_t)pair);
+    uint64_t rng = gk_seed_mix(o->seed, 0x0BE17000ull + (uint64_t)pair);
     gk_action_t list[GK_MAX_ACTIONS];
     for (int attempt = 0; attempt < OPENING_TRIES; attempt++) {
         *pos = o->start;
@@ -78,7 +72,8 @@ static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_
             /* Book lines are checked legal when loaded; the same line for a pair on every
              * attempt, so a line that ends the game is refused rather than redrawn. */
             const sp_book_t *b = o->book;
-            uint64_t line = (mix(o->seed, 0xB00Cull) + (uint64_t)pair) % (uint64_t)b->nlines;
+            uint64_t line =
+                (gk_seed_mix(o->seed, 0xB00Cull) + (uint64_t)pair) % (uint64_t)b->nlines;
             for (uint32_t k = b->start[line]; k < b->start[line + 1] && ok; k++) {
                 if (n >= MATCH_MAX_ACTIONS)
                     ok = 0;
@@ -118,12 +113,6 @@ static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_
     return -1;
 }
 
-static int legal(const gk_action_t *list, int n, gk_action_t a) {
-    for (int i = 0; i < n; i++)
-        if (list[i] == a) return 1;
-    return 0;
-}
-
 /* Plays game `index` from the opening; fills g (g->actions is malloc'ed). */
 static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int index,
                      const gk_pos_t *opening, const gk_hist_t *ohist, const gk_action_t *oacts,
@@ -138,8 +127,9 @@ static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int inde
     int n = nopen;
     gk_pos_t pos = *opening;
     *hist = *ohist;
-    uint64_t gseed = mix(o->seed, (uint64_t)index);
-    if (player_new_game(pa, mix(gseed, 0xA)) || player_new_game(pb, mix(gseed, 0xB))) {
+    uint64_t gseed = gk_seed_mix(o->seed, (uint64_t)index);
+    if (player_new_game(pa, gk_seed_mix(gseed, 0xA)) ||
+        player_new_game(pb, gk_seed_mix(gseed, 0xB))) {
         snprintf(err, errcap, "out of memory starting game %d", index + 1);
         return -1;
     }
@@ -153,8 +143,8 @@ static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int inde
         int a_moves = (pos.stm == GK_WHITE) == (g->a_white != 0);
         player_t *mover = a_moves ? pa : pb;
         player_move_t mv;
-        if (player_choose(mover, &pos, hist, mix(gseed, step), &mv) < 0 ||
-            !legal(list, k, mv.action)) {
+        if (player_choose(mover, &pos, hist, gk_seed_mix(gseed, step), &mv) < 0 ||
+            gk_action_index(list, k, mv.action) < 0) {
             snprintf(err, errcap, "game %d: player %s (%s) %s", index + 1, a_moves ? "A" : "B",
                      player_spec(mover),
                      mv.action == GK_NO_ACTION ? "returned no action" : "chose an illegal action");

@@ -33,9 +33,7 @@ static uint64_t stream(uint64_t seed, uint64_t id) {
 }
 
 uint64_t sp_game_seed(uint64_t run_seed, uint64_t index) {
-    uint64_t s = run_seed ^ (index + 1) * 0xD1B54A32D192ED03ull;
-    gk_splitmix64(&s);
-    return gk_splitmix64(&s);
+    return gk_seed_mix(run_seed, index);
 }
 
 /* A uniform double in [0, 1). */

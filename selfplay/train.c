@@ -622,12 +622,6 @@ int train_report(const char *dir, const train_state_t *s, FILE *out, char *err, 
 
 /* ------------------------------------------------------------------ the loop */
 
-static uint64_t mix64(uint64_t a, uint64_t b) {
-    uint64_t s = a ^ (b + 1) * 0xD1B54A32D192ED03ull;
-    gk_splitmix64(&s);
-    return gk_splitmix64(&s);
-}
-
 /* Every setting that decides the games and the weights (not threads, not the number
  * of generations), with the start weights' hash. */
 static uint64_t fingerprint(const train_opts_t *o, uint64_t start_hash) {
@@ -788,7 +782,7 @@ static int phase_tune(loop_t *L, int g, char *err, size_t errcap) {
     to.data.game = o->rules.game;
     if (o->policy_gens > 0 && g > o->policy_gens) to.data.policy = 0;
     to.data.threads = to.fit.threads = L->threads0;
-    to.fit.seed = mix64(o->seed, (uint64_t)g * 3 + 1);
+    to.fit.seed = gk_seed_mix(o->seed, (uint64_t)g * 3 + 1);
     to.fit.progress = NULL;
     tune_run_report_t rep;
     double t0 = gk_now_s();
@@ -851,7 +845,7 @@ static int phase_match(loop_t *L, int g, char *err, size_t errcap) {
     match_stats_t st;
     char e[512];
     if (play_match(L, g, r->best_before, o->match_games, o->sprt,
-                   mix64(o->seed, 3 * (uint64_t)g + 2), &st, e, sizeof e)) {
+                   gk_seed_mix(o->seed, 3 * (uint64_t)g + 2), &st, e, sizeof e)) {
         snprintf(err, errcap, "generation %d match: %s", g, e);
         return -1;
     }
@@ -897,8 +891,8 @@ static int phase_ladder(loop_t *L, int g, char *err, size_t errcap) {
     train_gen_t *r = &L->s->gen[g];
     match_stats_t st;
     char e[512];
-    if (play_match(L, g, 0, o->ladder_games, false, mix64(o->seed, 3 * (uint64_t)g + 3), &st, e,
-                   sizeof e)) {
+    if (play_match(L, g, 0, o->ladder_games, false, gk_seed_mix(o->seed, 3 * (uint64_t)g + 3), &st,
+                   e, sizeof e)) {
         snprintf(err, errcap, "generation %d ladder match: %s", g, e);
         return -1;
     }
@@ -957,7 +951,7 @@ static int phase_selfplay(loop_t *L, int g, char *err, size_t errcap) {
     memset(&ro, 0, sizeof ro);
     sp_settings_default(&ro.set, o->rules.game);
     ro.set.rules = o->rules;
-    ro.set.seed = mix64(o->seed, 3 * (uint64_t)g);
+    ro.set.seed = gk_seed_mix(o->seed, 3 * (uint64_t)g);
     if (ev_weights_load(wpath, o->rules.game, &ro.set.weights, e, sizeof e)) {
         snprintf(err, errcap, "%s", e);
         return -1;
