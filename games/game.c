@@ -6,6 +6,7 @@
 
 #include "gobs.h"
 #include "gounki.h"
+#include "../common/status.h"
 
 static const gk_game_t *const games[GK_NGAMES] = {
     [GK_GAME_GOUNKI] = &gk_gounki_game,
@@ -144,10 +145,9 @@ bool gk_is_legal(const gk_pos_t *p, gk_action_t a) {
 int gk_play_move_text(gk_pos_t *p, const char *text, char *err, size_t errcap) {
     const gk_game_t *g = gk_game_of(p);
     gk_action_t seq[GK_MAX_TURN];
-    if (gk_over(p)) {
-        snprintf(err, errcap, "the game is already over (%s)", gk_reason_text(p->reason));
-        return -1;
-    }
+    if (gk_over(p))
+        return gk_fail(err, errcap, GK_E_INVALID, "the game is already over (%s)",
+                       gk_reason_text(p->reason));
     int n = g->parse_move(p, text, seq, GK_MAX_TURN, err, errcap);
     if (n < 0) return -1;
     for (int i = 0; i < n; i++) g->play(p, seq[i]);

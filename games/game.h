@@ -32,8 +32,9 @@
  *
  * Actions are 32-bit values whose meaning is private to each game; 0 is never legal.
  * Text functions return the number of characters written (excluding the NUL) or -1
- * when the buffer is too small; parsers return -1 and write a one-line reason into
- * `err` on bad input, and never read past the NUL of their input.
+ * when the buffer is too small; parsers return GK_E_INVALID (-1, common/status.h) and
+ * write a one-line reason into `err` on bad input, and never read past the NUL of their
+ * input.
  */
 #ifndef GK_GAME_H
 #define GK_GAME_H

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../common/status.h"
+
 /* Directions: E, NE, N, NW, W, SW, S, SE (rank grows to the north). */
 static const int DX[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 static const int DY[8] = {0, 1, 1, 1, 0, -1, -1, -1};
@@ -825,83 +827,63 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
     char low[GK_MOVE_TEXT_MAX];
     size_t len = 0;
     for (; text[len]; len++) {
-        if (len + 1 >= sizeof low) {
-            snprintf(err, errcap, "move text is too long");
-            return -1;
-        }
+        if (len + 1 >= sizeof low)
+            return gk_fail(err, errcap, GK_E_INVALID, "move text is too long");
         const unsigned char ch = (unsigned char)text[len];
         if (ch <= ' ' || ch > '~') { /* also keeps the error messages one printable line */
-            snprintf(err, errcap, "move contains a space, control or non-ASCII character");
-            return -1;
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "move contains a space, control or non-ASCII character");
         }
         low[len] = (char)tolower(ch);
     }
     low[len] = 0;
-    if (p->result != GK_ONGOING) {
-        snprintf(err, errcap, "the game is over");
-        return -1;
-    }
-    if (len == 0) {
-        snprintf(err, errcap, "empty move");
-        return -1;
-    }
+    if (p->result != GK_ONGOING) return gk_fail(err, errcap, GK_E_INVALID, "the game is over");
+    if (len == 0) return gk_fail(err, errcap, GK_E_INVALID, "empty move");
     gk_action_t list[GK_MAX_ACTIONS];
     int nl = gobs_gen(p, list);
     char n1[3], n2[3];
     if (!strcmp(low, "stop")) {
-        if (!p->in_turn) {
-            snprintf(err, errcap, "'stop' only ends a jump chain in progress");
-            return -1;
-        }
+        if (!p->in_turn)
+            return gk_fail(err, errcap, GK_E_INVALID, "'stop' only ends a jump chain in progress");
         if (cap < 1) goto too_many;
         seq[0] = GOBS_STOP;
         return 1;
     }
     const char *s = low;
     const int from = read_sq(&s);
-    if (from < 0) {
-        snprintf(err, errcap, "'%.40s' does not start with a square (a1..i9)", text);
-        return -1;
-    }
+    if (from < 0)
+        return gk_fail(err, errcap, GK_E_INVALID, "'%.40s' does not start with a square (a1..i9)",
+                       text);
     sq_name(from, n1);
-    if (p->b.cell[from] != p->stm + 1) {
-        snprintf(err, errcap, "%s: no %s piece there", n1, p->stm == GK_WHITE ? "white" : "black");
-        return -1;
-    }
+    if (p->b.cell[from] != p->stm + 1)
+        return gk_fail(err, errcap, GK_E_INVALID, "%s: no %s piece there", n1,
+                       p->stm == GK_WHITE ? "white" : "black");
     if (p->in_turn && (*s != ':' || from != p->aux[GOBS_AUX_JUMPER])) {
         sq_name(p->aux[GOBS_AUX_JUMPER], n2);
-        snprintf(err, errcap, "a jump chain is in progress: continue it from %s or 'stop'", n2);
-        return -1;
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "a jump chain is in progress: continue it from %s or 'stop'", n2);
     }
     const char sep = *s++;
     if (sep == '-' || sep == 'x') {
         const int to = read_sq(&s);
-        if (to < 0) {
-            snprintf(err, errcap, "expected a square after '%s%c'", n1, sep);
-            return -1;
-        }
+        if (to < 0)
+            return gk_fail(err, errcap, GK_E_INVALID, "expected a square after '%s%c'", n1, sep);
         sq_name(to, n2);
         int place = 0;
         const bool shrt = p->variant == GOBS_VAR_SHORT;
         if (sep == 'x' && shrt) {
-            if (*s != '/') {
-                snprintf(err, errcap,
-                         "%sx%s: the short variant needs the placement square, "
-                         "as in %sx%s/c9",
-                         n1, n2, n1, n2);
-                return -1;
-            }
+            if (*s != '/')
+                return gk_fail(err, errcap, GK_E_INVALID,
+                               "%sx%s: the short variant needs the placement square, "
+                               "as in %sx%s/c9",
+                               n1, n2, n1, n2);
             s++;
             place = read_sq(&s);
-            if (place < 0) {
-                snprintf(err, errcap, "expected a placement square after '/'");
-                return -1;
-            }
+            if (place < 0)
+                return gk_fail(err, errcap, GK_E_INVALID, "expected a placement square after '/'");
         }
-        if (*s) {
-            snprintf(err, errcap, "unexpected text after the move: '%.20s'", s);
-            return -1;
-        }
+        if (*s)
+            return gk_fail(err, errcap, GK_E_INVALID, "unexpected text after the move: '%.20s'", s);
         const gk_action_t a =
             gobs_act(sep == '-' ? GOBS_ACT_SLIDE : GOBS_ACT_ELIM, from, to, place);
         if (gk_action_index(list, nl, a) < 0) {
@@ -933,41 +915,36 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
         seq[0] = a;
         return 1;
     }
-    if (sep != ':') {
-        snprintf(err, errcap, "expected '-', 'x' or ':' after %s", n1);
-        return -1;
-    }
+    if (sep != ':')
+        return gk_fail(err, errcap, GK_E_INVALID, "expected '-', 'x' or ':' after %s", n1);
     gk_pos_t q = *p;
     int n = 0, cur = from;
     for (;;) {
         const int to = read_sq(&s);
-        if (to < 0) {
-            snprintf(err, errcap, "expected a square after ':' in a jump chain");
-            return -1;
-        }
+        if (to < 0)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "expected a square after ':' in a jump chain");
         if (q.stm != p->stm || q.result != GK_ONGOING ||
             (n > 0 && q.in_turn == 0)) { /* the chain already ended */
             sq_name(cur, n1);
-            snprintf(err, errcap, "the chain cannot continue after %s (no further jump)", n1);
-            return -1;
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "the chain cannot continue after %s (no further jump)", n1);
         }
         const gk_action_t a = gobs_act(GOBS_ACT_LEG, cur, to, 0);
         nl = gobs_gen(&q, list);
         if (gk_action_index(list, nl, a) < 0) {
             sq_name(cur, n1);
             sq_name(to, n2);
-            snprintf(err, errcap, "%s:%s is not a legal jump", n1, n2);
-            return -1;
+            return gk_fail(err, errcap, GK_E_INVALID, "%s:%s is not a legal jump", n1, n2);
         }
         if (n >= cap) goto too_many;
         seq[n++] = a;
         gobs_play(&q, a);
         cur = to;
         if (*s == 0) break;
-        if (*s != ':') {
-            snprintf(err, errcap, "unexpected text in a jump chain: '%.20s'", s);
-            return -1;
-        }
+        if (*s != ':')
+            return gk_fail(err, errcap, GK_E_INVALID, "unexpected text in a jump chain: '%.20s'",
+                           s);
         s++;
     }
     if (q.in_turn) {
@@ -976,8 +953,7 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
     }
     return n;
 too_many:
-    snprintf(err, errcap, "move has too many actions");
-    return -1;
+    return gk_fail(err, errcap, GK_E_INVALID, "move has too many actions");
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -1053,96 +1029,77 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
     p.game = GK_GAME_GOBS;
     p.max_plies = max_plies;
     for (const char *s = text; *s; s++)
-        if ((unsigned char)*s < 32 || (unsigned char)*s > 126) {
-            snprintf(err, errcap, "position contains a control or non-ASCII character");
-            return -1;
-        }
+        if ((unsigned char)*s < 32 || (unsigned char)*s > 126)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "position contains a control or non-ASCII character");
     const int nf = split_fields(text, f, fl, 6);
-    if (nf < 0) {
-        snprintf(err, errcap, "too many fields (at most 6: RULES BOARD SIDE PLY TURN RESULT)");
-        return -1;
-    }
-    if (nf < 4) {
-        snprintf(err, errcap, "expected 'RULES BOARD SIDE PLY [TURN [RESULT]]', got %d field%s", nf,
-                 nf == 1 ? "" : "s");
-        return -1;
-    }
+    if (nf < 0)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "too many fields (at most 6: RULES BOARD SIDE PLY TURN RESULT)");
+    if (nf < 4)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "expected 'RULES BOARD SIDE PLY [TURN [RESULT]]', got %d field%s", nf,
+                       nf == 1 ? "" : "s");
     if (field_is(f[0], fl[0], "standard"))
         p.variant = GOBS_VAR_STANDARD;
     else if (field_is(f[0], fl[0], "short"))
         p.variant = GOBS_VAR_SHORT;
     else {
-        snprintf(err, errcap, "rule set '%.*s' is not 'standard' or 'short'",
-                 (int)(fl[0] > 20 ? 20 : fl[0]), f[0]);
-        return -1;
+        return gk_fail(err, errcap, GK_E_INVALID, "rule set '%.*s' is not 'standard' or 'short'",
+                       (int)(fl[0] > 20 ? 20 : fl[0]), f[0]);
     }
     /* Board: ranks 9 to 1, separated by '/'. */
     int row = 8, file = 0;
     for (size_t i = 0; i < fl[1]; i++) {
         const char ch = f[1][i];
         if (ch == '/') {
-            if (file != 9) {
-                snprintf(err, errcap, "board rank %d has %d squares, not 9", row + 1, file);
-                return -1;
-            }
-            if (row == 0) {
-                snprintf(err, errcap, "board has more than 9 ranks");
-                return -1;
-            }
+            if (file != 9)
+                return gk_fail(err, errcap, GK_E_INVALID, "board rank %d has %d squares, not 9",
+                               row + 1, file);
+            if (row == 0) return gk_fail(err, errcap, GK_E_INVALID, "board has more than 9 ranks");
             row--;
             file = 0;
         } else if (ch >= '1' && ch <= '9') {
             file += ch - '0';
-            if (file > 9) {
-                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
-                return -1;
-            }
+            if (file > 9)
+                return gk_fail(err, errcap, GK_E_INVALID, "board rank %d has more than 9 squares",
+                               row + 1);
         } else if (ch == 'w' || ch == 'b') {
-            if (file >= 9) {
-                snprintf(err, errcap, "board rank %d has more than 9 squares", row + 1);
-                return -1;
-            }
+            if (file >= 9)
+                return gk_fail(err, errcap, GK_E_INVALID, "board rank %d has more than 9 squares",
+                               row + 1);
             const int side = ch == 'w' ? GK_WHITE : GK_BLACK;
             p.b.cell[9 * row + file++] = (uint8_t)(side + 1);
             p.aux[GOBS_AUX_COUNT + side]++;
         } else {
-            snprintf(err, errcap, "board: unexpected character '%c' (w, b, 1-9 or /)", ch);
-            return -1;
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "board: unexpected character '%c' (w, b, 1-9 or /)", ch);
         }
     }
-    if (row != 0 || file != 9) {
-        snprintf(err, errcap, "board must have 9 ranks of 9 squares, rank 9 first");
-        return -1;
-    }
+    if (row != 0 || file != 9)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "board must have 9 ranks of 9 squares, rank 9 first");
     const int nw = p.aux[GOBS_AUX_COUNT], nb = p.aux[GOBS_AUX_COUNT + 1];
-    if (nw + nb > 54) {
-        snprintf(err, errcap, "board has %d pieces; the game has 54", nw + nb);
-        return -1;
-    }
+    if (nw + nb > 54)
+        return gk_fail(err, errcap, GK_E_INVALID, "board has %d pieces; the game has 54", nw + nb);
     if (field_is(f[2], fl[2], "w"))
         p.stm = GK_WHITE;
     else if (field_is(f[2], fl[2], "b"))
         p.stm = GK_BLACK;
     else {
-        snprintf(err, errcap, "side to move must be 'w' or 'b'");
-        return -1;
+        return gk_fail(err, errcap, GK_E_INVALID, "side to move must be 'w' or 'b'");
     }
     unsigned long ply = 0;
-    if (fl[3] < 1 || fl[3] > 5 || (fl[3] > 1 && f[3][0] == '0')) {
-        snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
-        return -1;
-    }
+    if (fl[3] < 1 || fl[3] > 5 || (fl[3] > 1 && f[3][0] == '0'))
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "ply must be a number 0..65535 without leading zeros");
     for (size_t i = 0; i < fl[3]; i++) {
-        if (!isdigit((unsigned char)f[3][i])) {
-            snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
-            return -1;
-        }
+        if (!isdigit((unsigned char)f[3][i]))
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "ply must be a number 0..65535 without leading zeros");
         ply = ply * 10 + (unsigned long)(f[3][i] - '0');
     }
-    if (ply > 65535) {
-        snprintf(err, errcap, "ply %lu is above 65535", ply);
-        return -1;
-    }
+    if (ply > 65535) return gk_fail(err, errcap, GK_E_INVALID, "ply %lu is above 65535", ply);
     p.ply = (uint16_t)ply;
     const int me = p.stm, opp = 1 - me;
     if (nf >= 5 && !field_is(f[4], fl[4], "-")) {
@@ -1158,15 +1115,13 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
             if (!isdigit((unsigned char)s[i])) ok = false;
             legs = legs * 10 + (unsigned long)(s[i] - '0');
         }
-        if (!ok || legs < 1 || legs > 53) {
-            snprintf(err, errcap, "turn must be '-' or SQUARE+LEGS (e.g. d4+2, legs 1..53)");
-            return -1;
-        }
-        if (p.b.cell[sq] != me + 1) {
-            snprintf(err, errcap, "turn: the jumping piece on %c%c is not the side to move's",
-                     low[0], low[1]);
-            return -1;
-        }
+        if (!ok || legs < 1 || legs > 53)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "turn must be '-' or SQUARE+LEGS (e.g. d4+2, legs 1..53)");
+        if (p.b.cell[sq] != me + 1)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "turn: the jumping piece on %c%c is not the side to move's", low[0],
+                           low[1]);
         p.in_turn = (uint8_t)legs;
         p.aux[GOBS_AUX_JUMPER] = (uint8_t)sq;
     }
@@ -1186,13 +1141,11 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
         }
         const bool drawish =
             why == GK_REASON_REPETITION || why == GK_REASON_PLY_LIMIT || why == GK_REASON_GOBS_DRAW;
-        if (why < 0 || (r == GK_DRAW) != drawish) {
-            snprintf(err, errcap,
-                     "result must be '*' or RESULT:REASON as in '1-0:gobs', "
-                     "'1/2-1/2:gobs-draw' (reasons: gobs, gobs-draw, no-move, "
-                     "repetition, ply-limit, resign)");
-            return -1;
-        }
+        if (why < 0 || (r == GK_DRAW) != drawish)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "result must be '*' or RESULT:REASON as in '1-0:gobs', "
+                           "'1/2-1/2:gobs-draw' (reasons: gobs, gobs-draw, no-move, "
+                           "repetition, ply-limit, resign)");
         p.result = (uint8_t)r;
         p.reason = (uint8_t)why;
     }
@@ -1200,26 +1153,20 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
         /* Only states the rules can reach: the mover started its turn with at least 5
          * pieces (5 = GOBSed), the other side with at least 6 (it did not just fail). */
         const int legs = p.in_turn;
-        if (p.aux[GOBS_AUX_COUNT + me] - legs < GOBS_LIMIT) {
-            snprintf(err, errcap, "the side to move has fewer than 5 pieces: the game is over");
-            return -1;
-        }
-        if (p.aux[GOBS_AUX_COUNT + opp] + legs <= GOBS_LIMIT) {
-            snprintf(err, errcap,
-                     "the side not to move has 5 pieces or fewer: the game would be over");
-            return -1;
-        }
-        if (p.in_turn && !has_leg(&p, p.aux[GOBS_AUX_JUMPER])) {
-            snprintf(err, errcap,
-                     "turn: the jumping piece has no further jump, so the turn "
-                     "would already have ended");
-            return -1;
-        }
-        if (max_plies && p.ply >= max_plies) {
-            snprintf(err, errcap, "ply %u is not below the ply limit %u (see --max-plies)",
-                     (unsigned)p.ply, (unsigned)max_plies);
-            return -1;
-        }
+        if (p.aux[GOBS_AUX_COUNT + me] - legs < GOBS_LIMIT)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "the side to move has fewer than 5 pieces: the game is over");
+        if (p.aux[GOBS_AUX_COUNT + opp] + legs <= GOBS_LIMIT)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "the side not to move has 5 pieces or fewer: the game would be over");
+        if (p.in_turn && !has_leg(&p, p.aux[GOBS_AUX_JUMPER]))
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "turn: the jumping piece has no further jump, so the turn "
+                           "would already have ended");
+        if (max_plies && p.ply >= max_plies)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "ply %u is not below the ply limit %u (see --max-plies)",
+                           (unsigned)p.ply, (unsigned)max_plies);
     }
     p.hash = gobs_hash_full(&p);
     *out = p;
