@@ -128,7 +128,12 @@ int gk_read_file(const char *path, size_t max, char **data, size_t *n, char *err
     *n = 0;
     GK_RETURN_IF(!path || !*path, err, errcap, GK_E_INVALID, "empty file name ''");
     FILE *f = fopen(path, "rb");
-    if (!f) return gk_fail(err, errcap, GK_E_IO, "%s: %s", path, strerror(errno));
+    if (!f) {
+        int e = errno;
+        gk_fail(err, errcap, GK_E_IO, "%s: %s", path, strerror(e));
+        errno = e; /* callers tell a missing file (ENOENT) from the others */
+        return GK_E_IO;
+    }
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(f);

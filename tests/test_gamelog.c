@@ -170,7 +170,7 @@ static void test_records(void) {
     random_game(&g, GK_GAME_GOUNKI, 0, 1, 5, 100, false);
     g.action[g.nactions / 2] ^= 0x5a5a5a;
     gl_buf_t b = {0};
-    CHECK(gl_encode_game(&g, GL_CODE_INDEX, false, &b, err, sizeof err) == GL_ERR_REPLAY);
+    CHECK(gl_encode_game(&g, GL_CODE_INDEX, false, &b, err, sizeof err) == GK_E_REPLAY);
     /* A record whose final hash disagrees with its replay is refused by the decoder. */
     random_game(&g, GK_GAME_GOUNKI, 0, 1, 5, 100, false);
     b.n = 0;
@@ -226,7 +226,7 @@ static void test_shards(void) {
     CHECK_OK(gl_writer_open(&w, path, &o, false, &dropped, err, sizeof err), err);
     /* A second writer on the same shard is refused (another job on the same DIR). */
     gl_writer_t *w2;
-    CHECK(gl_writer_open(&w2, path, &o, false, NULL, err, sizeof err) == GL_ERR_LOCKED);
+    CHECK(gl_writer_open(&w2, path, &o, false, NULL, err, sizeof err) == GK_E_LOCKED);
     gl_game_t g, h;
     gl_game_init(&g);
     gl_game_init(&h);
@@ -315,7 +315,7 @@ static void test_shards(void) {
     f = fopen(path2, "wb");
     CHECK(fwrite(img, 1, full, f) == full);
     fclose(f);
-    CHECK(gl_writer_open(&w, path2, &o, false, NULL, err, sizeof err) == GL_ERR_FORMAT);
+    CHECK(gl_writer_open(&w, path2, &o, false, NULL, err, sizeof err) == GK_E_FORMAT);
     CHECK(strstr(err, "log verify") != NULL);
     CHECK_OK(gl_writer_open(&w, path2, &o, true, &dropped, err, sizeof err), err);
     CHECK_OK(gl_writer_close(w, err, sizeof err), err);
@@ -368,7 +368,7 @@ static void test_manifest(void) {
     for (int i = 0; i < n; i++) CHECK(gl_manifest_parse(buf, (size_t)i, &r, err, sizeof err) != 0);
     char dir2[300];
     snprintf(dir2, sizeof dir2, "%s/none", tmpdir);
-    CHECK(gl_manifest_read(dir2, &r, err, sizeof err) == GL_ERR_IO && errno == ENOENT);
+    CHECK(gl_manifest_read(dir2, &r, err, sizeof err) == GK_E_IO && errno == ENOENT);
 }
 
 int main(void) {
