@@ -1370,12 +1370,8 @@ static int record_starts(cache_t *c, const gl_frame_t *f, char *err, size_t errc
     return GK_OK;
 }
 
-int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, size_t errcap) {
+static int reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, size_t errcap) {
     const gl_logset_t *ls = r->ls;
-    if (loc->shard < 0 || loc->shard >= ls->nshards ||
-        loc->frame >= ls->shard[loc->shard].nframes ||
-        loc->k >= ls->shard[loc->shard].frame[loc->frame].ngames)
-        return gk_fail(err, errcap, GK_E_ARG, "no such game location");
     const gl_frame_t *f = &ls->shard[loc->shard].frame[loc->frame];
     cache_t *c = NULL, *lru = &r->c[0];
     for (int i = 0; i < READER_CACHE; i++) {
@@ -1387,9 +1383,7 @@ int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, 
         c->shard = -1;
         if (r->fd[loc->shard] < 0) {
             r->fd[loc->shard] = open(ls->path[loc->shard], O_RDONLY | O_CLOEXEC);
-            if (r->fd[loc->shard] < 0)
-                return gk_fail(err, errcap, GK_E_IO, "%s: %s", ls->path[loc->shard],
-                               strerror(errno));
+            if (r->fd[loc->shard] < 0) return gk_fail(err, errcap, GK_E_IO, "%s", strerror(errno));
         }
         gl_src_t src = {.fd = r->fd[loc->shard], .size = ls->shard[loc->shard].size};
         int rc = gl_frame_load(&src, f, &c->payload, err, errcap);
@@ -1408,4 +1402,16 @@ int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, 
                        ", its header says %" PRIu64,
                        loc->k, f->offset, g->index, loc->index);
     return GK_OK;
+}
+
+int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, size_t errcap) {
+    const gl_logset_t *ls = r->ls;
+    if (loc->shard < 0 || loc->shard >= ls->nshards ||
+        loc->frame >= ls->shard[loc->shard].nframes ||
+        loc->k >= ls->shard[loc->shard].frame[loc->frame].ngames)
+        return gk_fail(err, errcap, GK_E_ARG, "no such game location");
+    int rc = reader_get(r, loc, g, err, errcap);
+    if (rc)
+        gk_err_wrap(err, errcap, rc, "%s: game %" PRIu64 ": ", ls->path[loc->shard], loc->index);
+    return rc;
 }

@@ -288,7 +288,8 @@ typedef struct gl_loc {
  * duplicates stay adjacent).  *out is malloc'ed; caller frees. */
 int gl_logset_locate(const gl_logset_t *ls, gl_loc_t **out, uint64_t *n, char *err, size_t errcap);
 
-/* Reads games of a logset in any order with a small cache of decompressed frames. */
+/* Reads games of a logset in any order with a small cache of decompressed frames.
+ * gl_reader_get's reasons start with the shard's path and the game's index. */
 typedef struct gl_reader gl_reader_t;
 int gl_reader_new(gl_reader_t **r, const gl_logset_t *ls, char *err, size_t errcap);
 int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, size_t errcap);

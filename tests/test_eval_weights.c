@@ -165,8 +165,11 @@ static void test_save(void) {
     CHECK(access(tmp, F_OK) != 0, "temporary file left behind");
     char bad[700];
     snprintf(bad, sizeof bad, "%s/no/such/dir/w.txt", d);
-    CHECK(ev_weights_save(bad, &w, NULL, err, sizeof err) == -1, "save into a missing folder");
-    CHECK(ev_weights_load(bad, GK_GAME_GOBS, &w2, err, sizeof err) == -1, "load of a missing file");
+    CHECK(ev_weights_save(bad, &w, NULL, err, sizeof err) == GK_E_IO && strstr(err, bad) &&
+              !strstr(err, ".tmp"),
+          "save into a missing folder: %s", err);
+    CHECK(ev_weights_load(bad, GK_GAME_GOBS, &w2, err, sizeof err) == GK_E_IO && strstr(err, bad),
+          "load of a missing file: %s", err);
     remove(path);
     rmdir(d);
 }

@@ -121,7 +121,7 @@ static void test_load(void) {
     tune_data_stats_t st;
     char err[256] = "";
     tune_data_opts_t o = {.game = GK_GAME_GOBS, .threads = 2};
-    CHECK(tune_data_load(two, 2, &o, &v, NULL, &st, err, sizeof err) == TUNE_EDATA &&
+    CHECK(tune_data_load(two, 2, &o, &v, NULL, &st, err, sizeof err) == GK_E_MISMATCH &&
               strstr(err, "is gounki, not gobs"),
           "wrong game accepted (%s)", err);
     tune_vset_free(&v);
