@@ -152,7 +152,7 @@ int cmd_match(int argc, char **argv) {
     o.sprt_params.alpha = o.sprt_params.beta = 0.05;
     const char *pgn = NULL, *book_path = NULL;
     int quiet = 0, openings_set = 0;
-    static sp_book_t book;
+    static book_t book;
     long v;
     double x;
 
@@ -226,7 +226,7 @@ int cmd_match(int argc, char **argv) {
     if (book_path) {
         gk_rules_t r;
         if ((rc = cli_rules(CMD, &po, &r))) return rc;
-        if (sp_book_load(book_path, &r, &book, err, sizeof err)) {
+        if (book_load(book_path, &r, &book, err, sizeof err)) {
             cli_error(CMD, "--book: %s", err);
             return CLI_FAIL;
         }

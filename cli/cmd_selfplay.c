@@ -309,10 +309,10 @@ int cmd_selfplay(int argc, char **argv) {
             return CLI_USAGE;
         }
     }
-    sp_book_t bk;
+    book_t bk;
     memset(&bk, 0, sizeof bk);
     if (book) {
-        if (sp_book_load(book, &rules, &bk, err, sizeof err)) {
+        if (book_load(book, &rules, &bk, err, sizeof err)) {
             cli_error(cmd, "--book: %s", err);
             return CLI_FAIL;
         }
@@ -352,7 +352,7 @@ int cmd_selfplay(int argc, char **argv) {
     sp_summary_t sum;
     if (bench) {
         rc = sp_bench(s, 0, games, (int)(threads / tpg), &sum, err, sizeof err);
-        sp_book_free(&bk);
+        book_free(&bk);
         if (rc) {
             cli_error(cmd, "%s", err);
             return CLI_FAIL;
@@ -382,7 +382,7 @@ int cmd_selfplay(int argc, char **argv) {
     ro.stop = &stop_flag;
     ro.out = stderr;
     rc = sp_run(&ro, &sum, err, sizeof err);
-    sp_book_free(&bk);
+    book_free(&bk);
     if (rc) {
         if (err[0]) cli_error(cmd, "%s", err);
         return CLI_FAIL;
