@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../search/player.h"
 #include "../common/clock.h"
+#include "../common/status.h"
+#include "../search/player.h"
 
 #define OPENING_TRIES 1000
 
@@ -30,32 +31,25 @@ typedef struct shared {
 } shared_t;
 
 int match_check(const match_opts_t *o, char *err, size_t errcap) {
-    if (o->games < 2 || o->games % 2) {
-        snprintf(err, errcap, "the number of games must be even and at least 2 (got %d)", o->games);
-        return -1;
-    }
-    if (o->threads < 1) {
-        snprintf(err, errcap, "threads must be at least 1");
-        return -1;
-    }
-    if (o->opening_plies < 0 || o->opening_plies > 200) {
-        snprintf(err, errcap, "opening plies must be in [0, 200] (got %d)", o->opening_plies);
-        return -1;
-    }
+    if (o->games < 2 || o->games % 2)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the number of games must be even and at least 2 (got %d)", o->games);
+    if (o->threads < 1) return gk_fail(err, errcap, GK_E_INVALID, "threads must be at least 1");
+    if (o->opening_plies < 0 || o->opening_plies > 200)
+        return gk_fail(err, errcap, GK_E_INVALID, "opening plies must be in [0, 200] (got %d)",
+                       o->opening_plies);
     if (o->book) {
         gk_pos_t setup;
         const gk_rules_t r = {o->start.game, o->start.variant, o->start.max_plies};
         gk_game_of(&o->start)->setup(&setup, &r);
-        if (o->book->nlines < 1 || setup.hash != o->start.hash || setup.ply != o->start.ply) {
-            snprintf(err, errcap, "an opening book needs the game's start position and a line");
-            return -1;
-        }
+        if (o->book->nlines < 1 || setup.hash != o->start.hash || setup.ply != o->start.ply)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "an opening book needs the game's start position and a line");
     }
-    if (gk_over(&o->start) || o->start.in_turn != 0) {
-        snprintf(err, errcap, "the start position must be an unfinished turn boundary");
-        return -1;
-    }
-    if (o->sprt && elo_sprt_check(&o->sprt_params, err, errcap)) return -1;
+    if (gk_over(&o->start) || o->start.in_turn != 0)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the start position must be an unfinished turn boundary");
+    if (o->sprt) GK_FORWARD_IF(elo_sprt_check(&o->sprt_params, err, errcap));
     return 0;
 }
 
@@ -130,8 +124,7 @@ static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int inde
     uint64_t gseed = gk_seed_mix(o->seed, (uint64_t)index);
     if (player_new_game(pa, gk_seed_mix(gseed, 0xA)) ||
         player_new_game(pb, gk_seed_mix(gseed, 0xB))) {
-        snprintf(err, errcap, "out of memory starting game %d", index + 1);
-        return -1;
+        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory starting game %d", index + 1);
     }
     gk_action_t list[GK_MAX_ACTIONS];
     for (uint64_t step = 0; !gk_over(&pos); step++) {
@@ -145,10 +138,10 @@ static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int inde
         player_move_t mv;
         if (player_choose(mover, &pos, hist, gk_seed_mix(gseed, step), &mv) < 0 ||
             gk_action_index(list, k, mv.action) < 0) {
-            snprintf(err, errcap, "game %d: player %s (%s) %s", index + 1, a_moves ? "A" : "B",
-                     player_spec(mover),
-                     mv.action == GK_NO_ACTION ? "returned no action" : "chose an illegal action");
-            return -1;
+            return gk_fail(err, errcap, GK_E_INVALID, "game %d: player %s (%s) %s", index + 1,
+                           a_moves ? "A" : "B", player_spec(mover),
+                           mv.action == GK_NO_ACTION ? "returned no action"
+                                                     : "chose an illegal action");
         }
         if (a_moves) {
             g->seconds_a += mv.seconds;
@@ -176,10 +169,7 @@ static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int inde
     g->score_a = r + 1;
     g->nactions = n;
     g->actions = malloc((size_t)(n > 0 ? n : 1) * sizeof *g->actions);
-    if (!g->actions) {
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
+    if (!g->actions) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     memcpy(g->actions, buf, (size_t)n * sizeof *buf);
     return 0;
 }
@@ -232,7 +222,8 @@ typedef struct worker {
     gk_action_t buf[MATCH_MAX_ACTIONS];
 } worker_t;
 
-static void fail(shared_t *sh, const char *msg) {
+/* The first failure of any thread is the match's; the others stop starting pairs. */
+static void shared_fail(shared_t *sh, const char *msg) {
 #pragma omp critical(match_lock)
     {
         if (!sh->failed) {
@@ -249,20 +240,20 @@ static void work(shared_t *sh) {
     int game = o->start.game;
     worker_t *w = calloc(1, sizeof *w);
     if (!w) {
-        fail(sh, "out of memory");
+        shared_fail(sh, "out of memory");
         return;
     }
     w->pa = player_new(o->spec_a, game, err, sizeof err);
     if (!w->pa) {
         char msg[300];
         snprintf(msg, sizeof msg, "player A: %s", err);
-        fail(sh, msg);
+        shared_fail(sh, msg);
     }
     w->pb = w->pa ? player_new(o->spec_b, game, err, sizeof err) : NULL;
     if (w->pa && !w->pb) {
         char msg[300];
         snprintf(msg, sizeof msg, "player B: %s", err);
-        fail(sh, msg);
+        shared_fail(sh, msg);
     }
     while (w->pa && w->pb && !atomic_load(&sh->stop)) {
         int i = atomic_fetch_add(&sh->next, 1);
@@ -273,7 +264,7 @@ static void work(shared_t *sh) {
             snprintf(err, sizeof err,
                      "no opening of %d random turns that leaves the game unfinished (pair %d)",
                      o->opening_plies, i + 1);
-            fail(sh, err);
+            shared_fail(sh, err);
             break;
         }
         pair_slot_t *ps = &sh->pairs[i];
@@ -282,7 +273,7 @@ static void work(shared_t *sh) {
             bad = play_game(o, w->pa, w->pb, 2 * i + k, &opening, &w->ohist, w->oacts, nopen,
                             &w->hist, w->buf, &ps->g[k], err, sizeof err) != 0;
             if (bad) {
-                fail(sh, err);
+                shared_fail(sh, err);
                 break;
             }
 #pragma omp critical(match_lock)
@@ -304,7 +295,7 @@ static void work(shared_t *sh) {
 }
 
 int match_run(const match_opts_t *o, match_stats_t *st, char *err, size_t errcap) {
-    if (match_check(o, err, errcap)) return -1;
+    GK_FORWARD_IF(match_check(o, err, errcap));
     /* Check the specs once here, so that a bad one is reported before any thread runs. */
     player_t *pa = player_new(o->spec_a, o->start.game, err, errcap);
     if (!pa) return -1;
@@ -318,17 +309,13 @@ int match_run(const match_opts_t *o, match_stats_t *st, char *err, size_t errcap
     player_free(pb);
 
     shared_t *sh = calloc(1, sizeof *sh);
-    if (!sh) {
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
+    if (!sh) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     sh->o = o;
     sh->npairs = o->games / 2;
     sh->pairs = calloc((size_t)sh->npairs, sizeof *sh->pairs);
     if (!sh->pairs) {
         free(sh);
-        snprintf(err, errcap, "out of memory");
-        return -1;
+        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     }
     atomic_init(&sh->next, 0);
     atomic_init(&sh->stop, 0);
@@ -350,10 +337,7 @@ int match_run(const match_opts_t *o, match_stats_t *st, char *err, size_t errcap
     sh->st.wall_s = gk_now_s() - sh->t0;
     *st = sh->st;
     int rc = 0;
-    if (sh->failed) {
-        snprintf(err, errcap, "%s", sh->err);
-        rc = -1;
-    }
+    if (sh->failed) rc = gk_fail(err, errcap, GK_E_INVALID, "%s", sh->err);
     for (int i = 0; i < sh->npairs; i++) {
         free(sh->pairs[i].g[0].actions);
         free(sh->pairs[i].g[1].actions);

@@ -1,27 +1,14 @@
 /* selfplay/selfplay.c -- one self-play game as a pure function, and its settings. */
 #include "selfplay.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <omp.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../data/xxh64.h"
 #include "../common/clock.h"
-
-static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t cap, const char *fmt, ...) {
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
+#include "../common/status.h"
 
 /* Independent streams of one game: the same stream id gives the same numbers. */
 enum { STREAM_OPENING = 1, STREAM_SEARCH, STREAM_TEMPERATURE, STREAM_RESIGN, STREAM_BOOK };
@@ -130,7 +117,7 @@ static gk_action_t opening_action(const sp_settings_t *s, const gk_pos_t *p,
 int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const atomic_int *stop,
                  char *err, size_t errcap) {
     const gk_game_t *G = gk_game_by_id(s->rules.game);
-    if (!G) return fail(err, errcap, "unknown game %d", s->rules.game);
+    if (!G) return gk_fail(err, errcap, GK_E_INVALID, "unknown game %d", s->rules.game);
     double t0 = gk_now_s();
     uint64_t seed = sp_game_seed(s->seed, index);
     uint64_t rng_open = stream(seed, STREAM_OPENING), rng_temp = stream(seed, STREAM_TEMPERATURE);
@@ -166,7 +153,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
     mcts_result_t *res = malloc(sizeof *res);
     int rc = SP_DONE;
     if (!m || !hist || !res) {
-        rc = fail(err, errcap, "out of memory (search of game %" PRIu64 ")", index);
+        rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory (search of game %" PRIu64 ")", index);
         goto out;
     }
     /* A book line, chosen by the game's seed. */
@@ -174,7 +161,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
     uint32_t line_len = 0;
     if (s->open_kind == GL_OPEN_BOOK) {
         if (!s->book || s->book->nlines <= 0) {
-            rc = fail(err, errcap, "book openings asked for without a book");
+            rc = gk_fail(err, errcap, GK_E_ARG, "book openings asked for without a book");
             goto out;
         }
         uint64_t rb = stream(seed, STREAM_BOOK);
@@ -216,8 +203,9 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
             st.kind = GL_PLY_FORCED;
         } else {
             if (mcts_search(m, &pos, hist, &s->limits, res) != 0 || res->best == GK_NO_ACTION) {
-                rc = fail(err, errcap, "game %" PRIu64 ": the search found no action at turn %u",
-                          index, pos.ply);
+                rc = gk_fail(err, errcap, GK_E_INVALID,
+                             "game %" PRIu64 ": the search found no action at turn %u", index,
+                             pos.ply);
                 goto out;
             }
             float v = clampf(2.f * res->value - 1.f, -1.f, 1.f);
@@ -257,7 +245,8 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
             if (a == GK_NO_ACTION) a = res->best;
         }
         if (gl_game_push(g, a, &st, top, ntop)) {
-            rc = fail(err, errcap, "game %" PRIu64 ": too long or out of memory", index);
+            rc = gk_fail(err, errcap, GK_E_NOMEM, "game %" PRIu64 ": too long or out of memory",
+                         index);
             goto out;
         }
         gl_play(&pos, hist, a);

@@ -84,7 +84,8 @@ uint64_t sp_game_seed(uint64_t run_seed, uint64_t index);
 enum { SP_DONE = 0, SP_ABANDONED = 1 };
 
 /* Plays game `index` into g (replaced).  Returns SP_DONE, SP_ABANDONED when *stop was
- * seen set between two decisions (g then holds nothing useful), or -1 with a reason. */
+ * seen set between two decisions (g then holds nothing useful), or a negative
+ * gk_status_t (common/status.h) with a reason. */
 int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const atomic_int *stop,
                  char *err, size_t errcap);
 
@@ -124,13 +125,15 @@ typedef struct sp_summary {
     bool complete; /* DIR holds games 0..N-1 */
 } sp_summary_t;
 
-/* Runs this rank's share.  Returns 0, or -1 with a reason in err.  The reason of a
- * failure seen by every rank alike (bad settings, a refused resume) is given by rank 0
- * only; other ranks return -1 with err empty.  *sum is filled on rank 0. */
+/* Runs this rank's share.  Returns 0, or a negative gk_status_t with a reason in err.  The
+ * reason of a failure seen by every rank alike (bad settings, a refused resume) is given
+ * by rank 0 only; other ranks return GK_E_INVALID with err empty.  *sum is filled on
+ * rank 0. */
 int sp_run(const sp_run_opts_t *o, sp_summary_t *sum, char *err, size_t errcap);
 
 /* The same games without MPI and without logs (the baseline for the overhead of both):
- * games first .. first+n-1 on `threads` OpenMP threads.  Returns 0 or -1 with a reason. */
+ * games first .. first+n-1 on `threads` OpenMP threads.  Returns 0 or a negative code with a
+ * reason. */
 int sp_bench(const sp_settings_t *s, uint64_t first, uint64_t n, int threads, sp_summary_t *sum,
              char *err, size_t errcap);
 
