@@ -80,7 +80,11 @@ int gk_check_writable(const char *path, char *err, size_t errcap) {
                  "%s: is a directory, not a file name", path);
     char dir[PATH_CAP];
     dir_of(path, dir, sizeof dir);
-    GK_RETURN_IF(!is_dir(dir), err, errcap, GK_E_IO, "%s: directory %s does not exist", path, dir);
+    struct stat st;
+    GK_RETURN_IF(stat(dir, &st), err, errcap, GK_E_IO, "%s: directory %s does not exist", path,
+                 dir);
+    GK_RETURN_IF(!S_ISDIR(st.st_mode), err, errcap, GK_E_IO, "%s: %s is not a directory", path,
+                 dir);
     GK_RETURN_IF(access(dir, W_OK | X_OK), err, errcap, GK_E_IO, "%s: directory %s: %s", path, dir,
                  strerror(errno));
     return GK_OK;

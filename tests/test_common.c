@@ -79,6 +79,9 @@ static void test_files(const char *tmp) {
               !strstr(err, ".tmp"),
           "missing directory: %s", err);
     CHECK(gk_write_atomic(sub, "x", 1, err, sizeof err) == GK_E_IO, "no write there");
+    snprintf(sub, sizeof sub, "%s/a/file/w.txt", tmp);
+    CHECK(gk_check_writable(sub, err, sizeof err) == GK_E_IO && strstr(err, "is not a directory"),
+          "a file as the directory: %s", err);
     CHECK(gk_read_file(sub, 10, &data, &n, err, sizeof err) == GK_E_IO && strstr(err, sub),
           "missing file: %s", err);
     char joined[16];
