@@ -1044,10 +1044,9 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
         p.variant = GOBS_VAR_STANDARD;
     else if (field_is(f[0], fl[0], "short"))
         p.variant = GOBS_VAR_SHORT;
-    else {
+    else
         return gk_fail(err, errcap, GK_E_INVALID, "rule set '%.*s' is not 'standard' or 'short'",
                        (int)(fl[0] > 20 ? 20 : fl[0]), f[0]);
-    }
     /* Board: ranks 9 to 1, separated by '/'. */
     int row = 8, file = 0;
     for (size_t i = 0; i < fl[1]; i++) {
@@ -1086,9 +1085,8 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
         p.stm = GK_WHITE;
     else if (field_is(f[2], fl[2], "b"))
         p.stm = GK_BLACK;
-    else {
+    else
         return gk_fail(err, errcap, GK_E_INVALID, "side to move must be 'w' or 'b'");
-    }
     unsigned long ply = 0;
     if (fl[3] < 1 || fl[3] > 5 || (fl[3] > 1 && f[3][0] == '0'))
         return gk_fail(err, errcap, GK_E_INVALID,

@@ -535,9 +535,8 @@ static int parse_boardspace(const gk_pos_t *p, const char *s, mv_t *m, char *err
             sq = GOUNKI_SQ(f - 'a', num - 1);
         else if (k > 0 && (p->stm == GK_WHITE ? (num == 9 || num == 10) : (num == 0 || num == -1)))
             sq = RAY_EXIT;
-        else {
+        else
             return gk_fail(err, errcap, GK_E_INVALID, "rank %d is off the board", num);
-        }
         if (k == 0)
             m->from = sq;
         else {

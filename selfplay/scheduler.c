@@ -623,6 +623,31 @@ static int build_pool(coord_t *k, char *err, size_t errcap) {
     return 0;
 }
 
+/* Rank 0 at the end: the run's summary from every rank's counters; true when another rank
+ * failed. */
+static bool summarize(coord_t *k, sp_summary_t *sum) {
+    const sp_run_opts_t *o = k->o;
+    int64_t t[C_N];
+    totals(k, t);
+    bool any_failed = false;
+    for (int r = 1; r < k->ranks; r++) any_failed |= k->rc[r][C_STATUS] == ST_FAILED;
+    sum->rank = 0;
+    sum->ranks = k->ranks;
+    sum->games_total = o->games;
+    sum->games_before = k->before;
+    sum->games_played = (uint64_t)t[C_GAMES];
+    sum->games_abandoned = (uint64_t)t[C_ABANDONED];
+    sum->actions = (uint64_t)t[C_ACTIONS];
+    sum->white = (uint64_t)t[C_WHITE];
+    sum->draws = (uint64_t)t[C_DRAWS];
+    sum->black = (uint64_t)t[C_BLACK];
+    sum->seconds = gk_now_s() - k->t0;
+    sum->complete = k->before + sum->games_played == o->games;
+    sum->stopped = !sum->complete;
+    if (k->printed_line) fputc('\n', o->out);
+    return any_failed;
+}
+
 /* The reason of a rank that did not fail itself when another did: empty (sp_run's contract). */
 static int failed_elsewhere(char *err, size_t errcap) {
     return gk_fail(err, errcap, GK_E_INVALID, "%s", "");
@@ -741,29 +766,9 @@ static int run_rank(const sp_run_opts_t *o, sp_summary_t *sum, int rank, int ran
         rc = gk_fail(err, errcap, GK_E_INVALID, "rank %d: %s", rank, k->err);
         goto out;
     }
-    if (rank == 0) {
-        int64_t t[C_N];
-        totals(k, t);
-        bool any_failed = false;
-        for (int r = 1; r < ranks; r++) any_failed |= k->rc[r][C_STATUS] == ST_FAILED;
-        sum->rank = 0;
-        sum->ranks = ranks;
-        sum->games_total = o->games;
-        sum->games_before = k->before;
-        sum->games_played = (uint64_t)t[C_GAMES];
-        sum->games_abandoned = (uint64_t)t[C_ABANDONED];
-        sum->actions = (uint64_t)t[C_ACTIONS];
-        sum->white = (uint64_t)t[C_WHITE];
-        sum->draws = (uint64_t)t[C_DRAWS];
-        sum->black = (uint64_t)t[C_BLACK];
-        sum->seconds = gk_now_s() - k->t0;
-        sum->complete = k->before + sum->games_played == o->games;
-        sum->stopped = !sum->complete;
-        if (k->printed_line) fputc('\n', o->out);
-        if (any_failed)
-            rc = gk_fail(err, errcap, GK_E_INVALID,
-                         "another rank failed (its message is above); rerun to resume");
-    }
+    if (rank == 0 && summarize(k, sum))
+        rc = gk_fail(err, errcap, GK_E_INVALID,
+                     "another rank failed (its message is above); rerun to resume");
 out:
     if (w) {
         char e2[512];
