@@ -1,6 +1,8 @@
 /*
- * data/openings.h -- opening-line files (docs/FORMATS.md, "Opening lines"): lines of
- * complete moves from a game's start position, that self-play and matches open with.
+ * data/openings.h -- opening-line files: the lines of moves self-play and matches open with.
+ *
+ * The format is docs/FORMATS.md, "Opening lines": complete moves from a game's start
+ * position, one opening per line.
  *
  * Contract
  * --------

@@ -1,5 +1,5 @@
-/* selfplay/train.c -- the training loop of selfplay/train.h (state file: train_state.c,
- * report and plot: train_report.c). */
+/* selfplay/train.c -- the training loop of selfplay/train.h (phases, steps, MPI ranks).
+ * Its state file is train_state.c, its report and plot train_report.c. */
 #include "train.h"
 
 #include <errno.h>

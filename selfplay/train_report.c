@@ -1,5 +1,5 @@
-/* selfplay/train_report.c -- the training run's report table and Elo ladder plot
- * (DIR/report.txt, DIR/ladder.svg; contract in train.h). */
+/* selfplay/train_report.c -- the training run's report table and Elo ladder plot (train.h).
+ * DIR/report.txt is the table, DIR/ladder.svg the plot, both rewritten after every step. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>

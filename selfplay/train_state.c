@@ -1,5 +1,5 @@
-/* selfplay/train_state.c -- the training loop's state file (docs/FORMATS.md, "Training
- * state"; contract in train.h). */
+/* selfplay/train_state.c -- the training loop's state file DIR/state.txt (train.h).
+ * The format is docs/FORMATS.md, "Training state". */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>

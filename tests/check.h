@@ -1,6 +1,5 @@
 /*
- * tests/check.h -- the checks of the C tests: one failure counter and one way to say
- * what failed.
+ * tests/check.h -- CHECK, CHECK_OK and check_exit(): the checks of every C test.
  *
  * Contract
  * --------
