@@ -263,6 +263,17 @@ static void test_shards(void) {
         CHECK(same_game(&g, &h, true));
     }
     gl_reader_free(rd);
+    /* A shard gone after the scan: the reason names it once, and the game. */
+    char gone[600];
+    snprintf(gone, sizeof gone, "%s.gone", path);
+    CHECK_OK(gl_reader_new(&rd, &ls, err, sizeof err), err);
+    CHECK(rename(path, gone) == 0);
+    CHECK(gl_reader_get(rd, &loc[0], &h, err, sizeof err) == GK_E_IO);
+    char want[700];
+    snprintf(want, sizeof want, "%s: game %llu: ", path, (unsigned long long)loc[0].index);
+    CHECK(strncmp(err, want, strlen(want)) == 0 && !strstr(err + strlen(want), path), "%s", err);
+    CHECK(rename(gone, path) == 0);
+    gl_reader_free(rd);
     free(loc);
     gl_logset_free(&ls);
 

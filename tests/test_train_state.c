@@ -2,6 +2,7 @@
  * tests/test_train_state.c -- the training loop's state file: round trip, checksum,
  * truncation, mutations, and the report files written from it.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,25 @@ int main(void) {
     CHECK(strstr(text, "<svg") && strstr(text, "</svg>") && strstr(text, "gen 1: +110"),
           "svg incomplete");
     if (out) fclose(out);
+
+    /* DIR/state.txt: none yet (ENOENT: a new run), saved, loaded back, a damaged one named */
+    memset(&t, 0, sizeof t);
+    errno = 0;
+    CHECK(train_state_load(dir, &t, err, sizeof err) == GK_E_IO && errno == ENOENT,
+          "no state file: %s", err);
+    CHECK_OK(train_state_save(dir, &s, err, sizeof err), err);
+    CHECK_OK(train_state_load(dir, &t, err, sizeof err), err);
+    CHECK(t.ngen == s.ngen && t.gen[1].lw == 61, "state file round trip");
+    snprintf(path, sizeof path, "%s/state.txt", dir);
+    f = fopen(path, "r+");
+    if (f) {
+        fputc('x', f); /* the magic line */
+        fclose(f);
+    }
+    CHECK(train_state_load(dir, &t, err, sizeof err) == GK_E_CHECKSUM && strstr(err, path) &&
+              strstr(err, "checksum mismatch"),
+          "damaged state file: %s", err);
+    unlink(path);
     snprintf(path, sizeof path, "%s/report.txt", dir);
     unlink(path);
     snprintf(path, sizeof path, "%s/ladder.svg", dir);
