@@ -624,10 +624,9 @@ static int parse_mv(const gk_pos_t *p, const char *text, mv_t *m, char *err, siz
             continue;
         }
         if (state == 0)
-            snprintf(err, errcap, "expected an origin square like c5 at '%.20s'", s);
-        else
-            snprintf(err, errcap, "unexpected '%.20s'", s);
-        return -1;
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "expected an origin square like c5 at '%.20s'", s);
+        return gk_fail(err, errcap, GK_E_INVALID, "unexpected '%.20s'", s);
     }
     if (state == 0) return gk_fail(err, errcap, GK_E_INVALID, "empty move");
     if (state != 3) return gk_fail(err, errcap, GK_E_INVALID, "the move names no destination");
