@@ -13,9 +13,15 @@
 #define GK_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "../eval/tune.h"
 #include "../games/game.h"
+#include "../search/mcts.h"
+#include "../search/player.h"
+#include "../selfplay/elo.h"
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -35,17 +41,48 @@ int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *ou
 int cli_parse_double(const char *cmd, const char *flag, const char *s, double lo, double hi,
                      double *out);
 
+/* ---- one getopt loop for every command ----
+ * A command's options come in GROUPS: a getopt_long table (ending in {0}), the function
+ * that takes them and its state.  The groups below are shared; a command adds its own
+ * options as one more group.  A take function returns 1 when it took the option, 0 when
+ * the option is not its own, -1 on a bad value (already reported: a usage error). */
+typedef int (*cli_take_fn)(const char *cmd, void *state, int opt, const char *arg);
+typedef struct cli_group {
+    const struct option *opts;
+    cli_take_fn take;
+    void *state;
+} cli_group_t;
+
+enum { CLI_HELP = -1 };
+#define CLI_MAX_OPTS 128
+/* Reads every option of argv, each one given to the group whose table holds it; --help and
+ * -h are taken here.  Operands are left in argv[*first .. argc - 1]; more than
+ * max_operands of them (-1: any number) is a usage error.  Returns 0, CLI_HELP (the caller
+ * prints its help and returns CLI_OK) or CLI_USAGE after reporting. */
+int cli_getopt(const char *cmd, int argc, char **argv, const cli_group_t *groups, int ngroups,
+               int max_operands, int *first);
+
 /* The options that choose a game and a position, shared by every command that takes a
- * position.  Put CLI_POS_LONGOPTS in a getopt_long table and pass each option to
- * cli_pos_option(); it returns 1 when it took the option, 0 when it is not one of its
- * own, -1 on a bad value (already reported). */
+ * position.  A position string names its game's rule set ("standard ...", "short ..."
+ * for Gobs), so --position alone selects the game and the variant; --game and --variant
+ * are then checked against it.  Commands that start from the rule set's start position
+ * allow only some of the options (`allow`). */
 typedef struct cli_pos_opts {
-    const char *game;     /* --game NAME (default gounki) */
-    const char *variant;  /* --variant NAME (default standard) */
+    const char *game;     /* --game NAME (NULL: from --position, else gounki) */
+    const char *variant;  /* --variant NAME (NULL: from --position, else the first) */
     const char *position; /* --position STRING (default: the start position) */
     const char *moves;    /* --moves "M1 M2 ...": complete moves, whitespace-separated */
     long max_plies;       /* --max-plies N (default GK_DEFAULT_MAX_PLY; 0 = none) */
+    unsigned allow;       /* CLI_POS_* the command takes (cli_pos_defaults: CLI_POS_ALL) */
+    const char *why;      /* what to say about the others ("a record has its own start") */
 } cli_pos_opts_t;
+
+enum {
+    CLI_POS_RULES = 1, /* --game, --variant */
+    CLI_POS_PLIES = 2, /* --max-plies */
+    CLI_POS_START = 4, /* --position, --moves */
+    CLI_POS_ALL = 7
+};
 
 #define CLI_OPT_GAME      0x1001
 #define CLI_OPT_VARIANT   0x1002
@@ -59,15 +96,20 @@ typedef struct cli_pos_opts {
         {"moves", required_argument, 0, CLI_OPT_MOVES}, {                                          \
         "max-plies", required_argument, 0, CLI_OPT_MAX_PLIES                                       \
     }
-#define CLI_POS_HELP                                                                               \
+#define CLI_RULES_HELP                                                                             \
     "  --game NAME        gounki (default) or gobs\n"                                              \
-    "  --variant NAME     rule set of the game (gobs: standard, short)\n"                          \
-    "  --position STR     position string (docs/FORMATS.md); default the start\n"                  \
-    "  --moves \"M ...\"    complete moves played from that position\n"                            \
-    "  --max-plies N      draw after N turns (default 500, 0 = no limit)\n"
+    "  --variant NAME     rule set of the game (gobs: standard, short)\n"
+#define CLI_PLIES_HELP "  --max-plies N      draw after N turns (default 500, 0 = no limit)\n"
+#define CLI_POS_HELP                                                                               \
+    CLI_RULES_HELP                                                                                 \
+    "  --position STR     position string (docs/FORMATS.md; it names the game's rule set,\n"       \
+    "                     so --game and --variant may be left out); default the start\n"           \
+    "  --moves \"M ...\"    complete moves played from that position\n" CLI_PLIES_HELP
 
 void cli_pos_defaults(cli_pos_opts_t *o);
 int cli_pos_option(const char *cmd, cli_pos_opts_t *o, int opt, const char *arg);
+/* The group of the position options (all five; those not in o->allow are refused). */
+cli_group_t cli_pos_group(cli_pos_opts_t *o);
 /* Resolves the game and rule set only. Returns 0, or an exit status after reporting. */
 int cli_rules(const char *cmd, const cli_pos_opts_t *o, gk_rules_t *rules);
 /* Builds the position (and its repetition history when hist is not NULL).
@@ -77,5 +119,135 @@ int cli_load_position(const char *cmd, const cli_pos_opts_t *o, gk_pos_t *pos, g
 /* Reports an unknown option or a missing argument the way getopt_long found it, and
  * returns CLI_USAGE.  `opt` is getopt's return value ('?' or ':'). */
 int cli_bad_option(const char *cmd, int argc, char **argv);
+
+/* ---- the search: --playouts, --time, --set, --mcts, --weights ----
+ * Every search parameter of search/mcts.h is set by name: `--set NAME=V[,NAME=V...]`
+ * (repeatable) or its synonym `--mcts`, the same list as in an `mcts:` player spec;
+ * --playouts and --time are the two budgets every command has.  With CLI_SEARCH_FLAGS
+ * every parameter is also a flag of its own, `--NAME V` with '-' for '_' (analyse, bench:
+ * there `--threads` and `--seed` are the search's).  A parameter set twice is refused. */
+enum { CLI_SEARCH_WEIGHTS = 1, CLI_SEARCH_FLAGS = 2 };
+#define CLI_OPT_PLAYOUTS 0x1101
+#define CLI_OPT_TIME     0x1102
+#define CLI_OPT_SET      0x1103
+#define CLI_OPT_WEIGHTS  0x1104
+#define CLI_OPT_MCTS     0x1105
+#define CLI_OPT_OLD_TEMP 0x1106
+#define CLI_OPT_PARAM    0x1180 /* + row of mcts_param_at() */
+typedef struct cli_search {
+    mcts_config_t cfg;          /* from the command's defaults; then what the options set */
+    mcts_config_t def;          /* the command's defaults, for the help text */
+    const char *weights;        /* --weights FILE (NULL: the shipped weights of the game) */
+    unsigned flags;             /* CLI_SEARCH_* */
+    struct option opts[8 + 64]; /* the group's table */
+    char names[64][24];         /* the --NAME flags' names */
+} cli_search_t;
+/* Starts from p and l (NULL: the search's defaults). */
+void cli_search_init(cli_search_t *s, const mcts_params_t *p, const mcts_limits_t *l,
+                     unsigned flags);
+cli_group_t cli_search_group(cli_search_t *s);
+/* Applies mcts_config_finish() (time alone: no playout limit). */
+void cli_search_finish(cli_search_t *s);
+/* The help lines of the group, with the command's defaults, then the parameters. */
+void cli_search_help(FILE *f, const cli_search_t *s);
+/* Loads weight file `path` (NULL: the shipped weights of game) for a command's `flag`.
+ * A missing, malformed or wrong-game file is bad data: returns CLI_FAIL after reporting. */
+int cli_load_weights(const char *cmd, const char *flag, const char *path, int game,
+                     ev_weights_t *w);
+
+/* ---- engines: player specs (search/player.h) ----
+ * A spec that does not parse is a usage error (CLI_USAGE); a spec that parses but cannot
+ * be built (its weight file, memory) is bad data (CLI_FAIL), as for --weights. */
+int cli_check_player(const char *cmd, const char *flag, const char *spec, int game);
+int cli_new_player(const char *cmd, const char *flag, const char *spec, int game, player_t **out);
+
+/* ---- runs: --run, --games, --seed, --threads, --quiet ----
+ * A command lists the entries it has; cli_run_group() takes them.  --threads is the
+ * number of threads the command runs (per MPI rank): see README, "Flags". */
+#define CLI_OPT_RUN     0x1201
+#define CLI_OPT_GAMES   0x1202
+#define CLI_OPT_SEED    0x1203
+#define CLI_OPT_THREADS 0x1204
+#define CLI_OPT_QUIET   0x1205
+#define CLI_LONGOPT_RUN                                                                            \
+    { "run", required_argument, 0, CLI_OPT_RUN }
+#define CLI_LONGOPT_OUT_DIR                                                                        \
+    { "out", required_argument, 0, CLI_OPT_RUN } /* selfplay: alias */
+#define CLI_LONGOPT_GAMES                                                                          \
+    { "games", required_argument, 0, CLI_OPT_GAMES }
+#define CLI_LONGOPT_SEED                                                                           \
+    { "seed", required_argument, 0, CLI_OPT_SEED }
+#define CLI_LONGOPT_THREADS                                                                        \
+    { "threads", required_argument, 0, CLI_OPT_THREADS }
+#define CLI_LONGOPT_QUIET                                                                          \
+    { "quiet", no_argument, 0, CLI_OPT_QUIET }
+typedef struct cli_run {
+    const struct option *opts; /* the command's entries, ending in {0} */
+    const char *dir;           /* --run DIR */
+    uint64_t games;            /* --games N, in [games_min, games_max] */
+    bool games_set;
+    uint64_t games_min, games_max;
+    bool games_even; /* colour-swapped pairs */
+    uint64_t seed;   /* --seed S (default 1) */
+    long threads;    /* --threads T, in [1, 1024], the most threads anything here runs */
+    bool quiet;      /* --quiet */
+} cli_run_t;
+/* Defaults: seed 1, threads 1, games 0 in [1, 2^40]. */
+void cli_run_init(cli_run_t *r, const struct option *opts);
+cli_group_t cli_run_group(cli_run_t *r);
+/* The number of cores, the default of --threads where only speed depends on it. */
+int cli_cores(void);
+
+/* ---- openings: --openings random:K | policy:K | lines:FILE | none (K = random:K),
+ * --book FILE = --openings lines:FILE.  A command allows the kinds it can play. */
+enum { CLI_OPEN_RANDOM = 1, CLI_OPEN_POLICY = 2, CLI_OPEN_NONE = 4, CLI_OPEN_LINES = 8 };
+#define CLI_OPT_OPENINGS 0x1301
+#define CLI_OPT_BOOK     0x1302
+#define CLI_OPENINGS_LONGOPTS                                                                      \
+    {"openings", required_argument, 0, CLI_OPT_OPENINGS}, {                                        \
+        "book", required_argument, 0, CLI_OPT_BOOK                                                 \
+    }
+#define CLI_OPENINGS_HELP                                                                          \
+    "  --openings O       how games begin: random:K (K random turns; K alone says the\n"           \
+    "                     same), policy:K (drawn from the priors), lines:FILE (opening\n"          \
+    "                     lines, docs/FORMATS.md; --book FILE says the same) or none\n"
+typedef struct cli_openings {
+    unsigned allow;    /* CLI_OPEN_* kinds the command plays */
+    long max_turns;    /* the largest K it plays */
+    int kind;          /* CLI_OPEN_RANDOM / _POLICY / _NONE, 0 = not given */
+    long turns;        /* K of random:K, policy:K */
+    const char *lines; /* lines:FILE */
+} cli_openings_t;
+void cli_openings_init(cli_openings_t *o, unsigned allow, long max_turns);
+cli_group_t cli_openings_group(cli_openings_t *o);
+
+/* ---- SPRT: --sprt ELO0,ELO1 (two finite numbers), --alpha, --beta ---- */
+#define CLI_OPT_SPRT  0x1401
+#define CLI_OPT_ALPHA 0x1402
+#define CLI_OPT_BETA  0x1403
+#define CLI_LONGOPT_SPRT                                                                           \
+    { "sprt", required_argument, 0, CLI_OPT_SPRT }
+#define CLI_LONGOPTS_SPRT_ERRORS                                                                   \
+    {"alpha", required_argument, 0, CLI_OPT_ALPHA}, {                                              \
+        "beta", required_argument, 0, CLI_OPT_BETA                                                 \
+    }
+#define CLI_SPRT_HELP                                                                              \
+    "  --sprt E0,E1       sequential test of H0 elo = E0 against H1 elo = E1 (E0 < E1)\n"          \
+    "  --alpha X, --beta X  its error rates (default 0.05 each)\n"
+typedef struct cli_sprt {
+    bool on;
+    elo_sprt_t p;
+} cli_sprt_t;
+/* Starts from p (the command's defaults), off. */
+void cli_sprt_init(cli_sprt_t *s, const elo_sprt_t *p);
+cli_group_t cli_sprt_group(cli_sprt_t *s);
+/* Checks the whole test once the options are read (a usage error when wrong). */
+int cli_sprt_check(const char *cmd, const cli_sprt_t *s);
+
+/* ---- the tuner's options (eval/tune.h), shared by `gounki tune` and `gounki train` ----
+ * One table: --target, --loss, --policy, --epochs, --batch, --lr, --l2, --patience,
+ * --val, --keep-scale, --min-positions; defaults from tune_run_opts_default(). */
+cli_group_t cli_tune_group(tune_run_opts_t *o);
+void cli_tune_help(FILE *f);
 
 #endif

@@ -17,17 +17,6 @@
 
 const char cmd_bench_summary[] = "search fixed positions: node-count signature and playouts/s";
 
-static const char help[] =
-    "usage: gounki bench [--threads T] [--playouts N] [--parallel tree|root] [--quiet]\n"
-    "Searches fixed positions of every game (%d in all) with N playouts each (default\n"
-    "%d), seed 1, early stop off, and prints per position the nodes, the best action and\n"
-    "the speed, then 'Bench: NODES' (the sum of the node counts) and the overall\n"
-    "playouts per second.  With one thread the signature is the same on every run.\n"
-    "  --threads T        search threads (default 1)\n"
-    "  --playouts N       playouts per position\n"
-    "  --parallel MODE    tree (default) or root\n"
-    "  --quiet            only the summary lines\n";
-
 #define BENCH_PLAYOUTS 5000
 
 typedef struct {
@@ -60,102 +49,95 @@ static void bench_setup(const bench_pos_t *b, gk_pos_t *p) {
     }
 }
 
+static void usage(const cli_search_t *s) {
+    printf("usage: gounki bench [--threads T] [--playouts N] [--parallel tree|root] [--quiet]\n"
+           "                    [--set NAME=V,...]\n"
+           "Searches fixed positions of every game (%d in all) with N playouts each, seed 1,\n"
+           "early stop off, and prints per position the nodes, the best action and the\n"
+           "speed, then 'Bench: NODES' (the sum of the node counts) and the overall\n"
+           "playouts per second.  With one thread the signature is the same on every run;\n"
+           "other search parameters give other signatures.\n"
+           "  --quiet            only the summary lines\n",
+           NBENCH);
+    cli_search_help(stdout, s);
+}
+
+/* Searches bench position i; adds to the totals.  Returns an exit status. */
+static int bench_one(int i, const mcts_config_t *c, mcts_result_t *res, bool quiet, uint64_t *nodes,
+                     uint64_t *playouts, double *secs) {
+    const bench_pos_t *b = &bench_positions[i];
+    ev_weights_t w;
+    gk_pos_t p;
+    bench_setup(b, &p);
+    mcts_t *m = ev_weights_default(b->game, &w) ? NULL : mcts_new(&c->p, &w);
+    if (!m) {
+        cli_error("bench", "cannot create the search (out of memory?)");
+        return CLI_FAIL;
+    }
+    int r = mcts_search(m, &p, NULL, &c->l, res);
+    mcts_free(m);
+    if (r < 0) {
+        cli_error("bench", "position %d has no legal action", i + 1);
+        return CLI_FAIL;
+    }
+    *nodes += res->nodes;
+    *playouts += res->playouts;
+    *secs += res->seconds;
+    if (quiet) return CLI_OK;
+    const gk_game_t *g = gk_game_of(&p);
+    char ptext[GK_POS_TEXT_MAX], best[GK_MOVE_TEXT_MAX];
+    if (g->pos_to_text(&p, ptext, sizeof ptext) < 0) strcpy(ptext, "?");
+    if (g->action_text(&p, res->best, best, sizeof best) < 0) strcpy(best, "?");
+    printf("%2d %-6s %-8s nodes %9llu  best %-14s value %.3f  %8.0f playouts/s\n", i + 1, g->name,
+           g->variants[p.variant], (unsigned long long)res->nodes, best, (double)res->value,
+           res->seconds > 0 ? (double)res->playouts / res->seconds : 0.0);
+    printf("   %s\n", ptext);
+    return CLI_OK;
+}
+
 int cmd_bench(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"threads", required_argument, 0, 't'},  {"playouts", required_argument, 0, 'n'},
-        {"parallel", required_argument, 0, 'p'}, {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
-    long threads = 1;
-    uint64_t playouts = BENCH_PLAYOUTS;
-    int parallel = MCTS_PAR_TREE, quiet = 0;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h': printf(help, NBENCH, BENCH_PLAYOUTS); return CLI_OK;
-        case 't':
-            if (cli_parse_long("bench", "--threads", optarg, 1, 1024, &threads)) return CLI_USAGE;
-            break;
-        case 'n':
-            if (cli_parse_u64("bench", "--playouts", optarg, &playouts)) return CLI_USAGE;
-            if (playouts == 0) {
-                cli_error("bench", "--playouts: must be at least 1");
-                return CLI_USAGE;
-            }
-            break;
-        case 'p':
-            if (!strcmp(optarg, "tree"))
-                parallel = MCTS_PAR_TREE;
-            else if (!strcmp(optarg, "root"))
-                parallel = MCTS_PAR_ROOT;
-            else {
-                cli_error("bench", "--parallel: '%s' is not tree or root", optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case 'q': quiet = 1; break;
-        default: return cli_bad_option("bench", argc, argv);
-        }
-    }
-    if (optind != argc) {
-        cli_error("bench", "unexpected argument '%s'", argv[optind]);
-        return CLI_USAGE;
-    }
+    static const struct option run_opts[] = {CLI_LONGOPT_QUIET, {0, 0, 0, 0}};
+    /* The bench's own defaults: a large tree, no reuse, no early stop, a playout budget. */
     mcts_params_t mp;
     mcts_params_default(&mp);
-    mp.threads = (int)threads;
-    mp.parallel = parallel;
     mp.tree_mb = 512;
     mp.reuse = false;
     mcts_limits_t ml;
     mcts_limits_default(&ml);
-    ml.playouts = playouts;
+    ml.playouts = BENCH_PLAYOUTS;
     ml.early_stop = false;
+    cli_search_t *s = malloc(sizeof *s);
     mcts_result_t *res = malloc(sizeof *res);
-    if (!res) {
+    cli_run_t run;
+    cli_run_init(&run, run_opts);
+    int rc = CLI_FAIL, first;
+    if (!s || !res) {
         cli_error("bench", "out of memory");
-        return CLI_FAIL;
+        goto done;
+    }
+    cli_search_init(s, &mp, &ml, CLI_SEARCH_FLAGS);
+    const cli_group_t groups[] = {cli_search_group(s), cli_run_group(&run)};
+    rc = cli_getopt("bench", argc, argv, groups, 2, 0, &first);
+    if (rc == CLI_HELP) usage(s);
+    if (rc) goto done;
+    cli_search_finish(s);
+    if (s->cfg.l.playouts == 0 && s->cfg.l.time_s == 0 && s->cfg.l.nodes == 0) {
+        cli_error("bench", "--playouts: must be at least 1 (or give --time or nodes=)");
+        rc = CLI_USAGE;
+        goto done;
     }
     uint64_t total_nodes = 0, total_playouts = 0;
     double total_s = 0.0;
-    int rc = CLI_OK;
-    for (int i = 0; i < NBENCH && rc == CLI_OK; i++) {
-        const bench_pos_t *b = &bench_positions[i];
-        ev_weights_t w;
-        gk_pos_t p;
-        bench_setup(b, &p);
-        mcts_t *m = ev_weights_default(b->game, &w) ? NULL : mcts_new(&mp, &w);
-        if (!m) {
-            cli_error("bench", "cannot create the search (out of memory?)");
-            rc = CLI_FAIL;
-            break;
-        }
-        if (mcts_search(m, &p, NULL, &ml, res) < 0) {
-            cli_error("bench", "position %d has no legal action", i + 1);
-            rc = CLI_FAIL;
-        } else {
-            total_nodes += res->nodes;
-            total_playouts += res->playouts;
-            total_s += res->seconds;
-            if (!quiet) {
-                const gk_game_t *g = gk_game_of(&p);
-                char ptext[GK_POS_TEXT_MAX], best[GK_MOVE_TEXT_MAX];
-                if (g->pos_to_text(&p, ptext, sizeof ptext) < 0) strcpy(ptext, "?");
-                if (g->action_text(&p, res->best, best, sizeof best) < 0) strcpy(best, "?");
-                printf("%2d %-6s %-8s nodes %9llu  best %-14s value %.3f  %8.0f playouts/s\n",
-                       i + 1, g->name, g->variants[p.variant], (unsigned long long)res->nodes, best,
-                       (double)res->value,
-                       res->seconds > 0 ? (double)res->playouts / res->seconds : 0.0);
-                printf("   %s\n", ptext);
-            }
-        }
-        mcts_free(m);
-    }
-    free(res);
-    if (rc != CLI_OK) return rc;
+    for (int i = 0; i < NBENCH && rc == CLI_OK; i++)
+        rc = bench_one(i, &s->cfg, res, run.quiet, &total_nodes, &total_playouts, &total_s);
+    if (rc) goto done;
+    int threads = s->cfg.p.threads;
     printf("playouts %llu, %d thread%s, %.3f s, %.0f playouts/s, %zu bytes/node\n",
-           (unsigned long long)total_playouts, (int)threads, threads > 1 ? "s" : "", total_s,
+           (unsigned long long)total_playouts, threads, threads > 1 ? "s" : "", total_s,
            total_s > 0 ? (double)total_playouts / total_s : 0.0, mcts_node_bytes());
     printf("Bench: %llu\n", (unsigned long long)total_nodes);
-    return CLI_OK;
+done:
+    free(res);
+    free(s);
+    return rc == CLI_HELP ? CLI_OK : rc;
 }

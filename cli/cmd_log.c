@@ -14,7 +14,7 @@ const char cmd_log_summary[] = "check, print and measure self-play game logs (ve
 
 static const char help[] =
     "usage: gounki log verify DIR|FILE [--complete]\n"
-    "       gounki log cat DIR|FILE [--game I] [--stats]\n"
+    "       gounki log cat DIR|FILE [--index I] [--stats]\n"
     "       gounki log stats DIR|FILE [--level L]\n"
 
     "DIR is a self-play run directory (DIR/manifest.gkm, DIR/shard-*.gkz); FILE one shard.\n"
@@ -23,7 +23,8 @@ static const char help[] =
     "        manifest, missing games.  Exit 1 on any fault; --complete makes missing\n"
     "        games a fault too.\n"
     "cat     prints the games in game-index order as text game records (docs/FORMATS.md),\n"
-    "        readable one at a time by 'gounki replay'.  --game I prints game I only;\n"
+    "        readable one at a time by 'gounki replay'.  --index I prints game I only\n"
+    "        (--game I says the same: a number is an index, not a game's name);\n"
     "        --stats adds the search's root statistics of each action as ';' comments.\n"
     "stats   games, results by colour, terminations, lengths, false resignations, and the\n"
     "        bytes per game and per action of the log against the alternatives: without\n"
@@ -516,10 +517,13 @@ static int log_stats(const char *path, int level) {
 /* ------------------------------------------------------------------ main */
 
 int cmd_log(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"game", required_argument, 0, 'g'}, {"stats", no_argument, 0, 's'},
-        {"complete", no_argument, 0, 'c'},   {"level", required_argument, 0, 'l'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+    static const struct option opts[] = {{"index", required_argument, 0, 'i'},
+                                         {"game", required_argument, 0, 'g'},
+                                         {"stats", no_argument, 0, 's'},
+                                         {"complete", no_argument, 0, 'c'},
+                                         {"level", required_argument, 0, 'l'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     uint64_t which = 0;
     bool one = false, stats = false, complete = false;
     long level = 9;
@@ -529,7 +533,18 @@ int cmd_log(int argc, char **argv) {
         switch (c) {
         case 'h': fputs(help, stdout); return CLI_OK;
         case 'g':
-            if (cli_parse_u64(CMD, "--game", optarg, &which)) return CLI_USAGE;
+            /* --game names a game everywhere else; here an old spelling of --index. */
+            if (!(*optarg >= '0' && *optarg <= '9')) {
+                cli_error(CMD,
+                          "--game: '%s' is not a game index (a log knows its game; "
+                          "use --index I)",
+                          optarg);
+                return CLI_USAGE;
+            }
+            /* fall through */
+        case 'i':
+            if (cli_parse_u64(CMD, c == 'i' ? "--index" : "--game", optarg, &which))
+                return CLI_USAGE;
             one = true;
             break;
         case 's': stats = true; break;

@@ -18,31 +18,31 @@ const char cmd_match_summary[] = "play two engines against each other: W/D/L, El
 static const char *const CMD = "match";
 
 static void usage(FILE *f) {
-    fprintf(
-        f,
-        "usage: gounki match --a SPEC --b SPEC --games N [options]\n"
-        "\n"
-        "Plays N games between players A and B as colour-swapped pairs from the same\n"
-        "opening, and prints wins/draws/losses for A, the Elo difference A - B with its\n"
-        "95%% interval (from the pentanomial pair results) and, with --sprt, the test's\n"
-        "log-likelihood ratio; the SPRT stops the match as soon as it decides.\n"
-        "\n"
-        "  --a SPEC, --b SPEC  players: random | greedy[:eval=classic|ours]\n"
-        "                      | ab[:depth=D,time=S,eval=classic|ours,weights=FILE]\n"
-        "                      | mcts[:playouts=N,time=S,threads=T,weights=FILE,...]\n"
-        "  --games N           number of games, even (default 100)\n"
-        "  --openings K        random turns played before the players take over (default 4,\n"
-        "                      0 with --book)\n"
-        "  --book FILE         opening lines (docs/FORMATS.md, \"Opening lines\"): pair i plays\n"
-        "                      line (i + a seeded offset) mod the number of lines\n"
-        "  --seed S            seed of the openings and of the players (default 1)\n"
-        "  --threads T         games played at once (default: the number of cores)\n"
-        "  --sprt E0,E1        stop early: H0 elo = E0 against H1 elo = E1\n"
-        "  --alpha X, --beta X SPRT error rates (default 0.05 each)\n"
-        "  --pgn FILE          write the counted games as game records to FILE\n"
-        "  --quiet             no progress lines, only the summary\n" CLI_POS_HELP "\n"
-        "MCTS parameters (mcts:NAME=VALUE,...):\n%s",
-        mcts_params_help());
+    char help[MCTS_HELP_MAX];
+    mcts_params_help(help, sizeof help, NULL, NULL);
+    fprintf(f,
+            "usage: gounki match --a SPEC --b SPEC --games N [options]\n"
+            "\n"
+            "Plays N games between players A and B as colour-swapped pairs from the same\n"
+            "opening, and prints wins/draws/losses for A, the Elo difference A - B with its\n"
+            "95%% interval (from the pentanomial pair results) and, with --sprt, the test's\n"
+            "log-likelihood ratio; the SPRT stops the match as soon as it decides.\n"
+            "\n"
+            "  --a SPEC, --b SPEC players: random | greedy[:eval=classic|ours,weights=FILE]\n"
+            "                     | ab[:depth=D,time=S,eval=classic|ours,weights=FILE,tt_mb=M]\n"
+            "                     | mcts[:playouts=N,time=S,threads=T,weights=FILE,...]\n"
+            "  --games N          number of games, even (default 100)\n" CLI_OPENINGS_HELP
+            "                     (not policy:K; default random:4; with lines:FILE, pair i\n"
+            "                     plays line (i + a seeded offset) mod the number of lines,\n"
+            "                     then random:K turns if given)\n"
+            "  --seed S           seed of the openings and of the players (default 1)\n"
+            "  --threads T        threads in all (default: the number of cores): T / S games\n"
+            "                     at once, S the most search threads of a player "
+            "(threads=)\n" CLI_SPRT_HELP
+            "  --pgn FILE         write the counted games as game records to FILE\n"
+            "  --quiet            no progress lines, only the summary\n" CLI_POS_HELP "\n"
+            "MCTS parameters (mcts:NAME=VALUE,...):\n%s",
+            help);
 }
 
 typedef struct ctx {
@@ -98,166 +98,151 @@ static void on_pair(void *vc, const match_game_t *g0, const match_game_t *g1,
     fflush(stdout);
 }
 
-static int parse_sprt(const char *s, double *e0, double *e1) {
-    char *end;
-    *e0 = strtod(s, &end);
-    if (end == s || *end != ',') return -1;
-    const char *t = end + 1;
-    *e1 = strtod(t, &end);
-    if (end == t || *end || !isfinite(*e0) || !isfinite(*e1)) return -1;
+enum { O_A = 0x2001, O_B, O_PGN };
+
+typedef struct own {
+    const char *a, *b, *pgn;
+} own_t;
+
+static int own_take(const char *cmd, void *state, int opt, const char *arg) {
+    own_t *o = state;
+    (void)cmd;
+    switch (opt) {
+    case O_A: o->a = arg; return 1;
+    case O_B: o->b = arg; return 1;
+    case O_PGN: o->pgn = arg; return 1;
+    }
     return 0;
 }
 
-int cmd_match(int argc, char **argv) {
-    enum {
-        O_A = 0x2001,
-        O_B,
-        O_GAMES,
-        O_OPEN,
-        O_SEED,
-        O_THREADS,
-        O_SPRT,
-        O_ALPHA,
-        O_BETA,
-        O_PGN,
-        O_QUIET,
-        O_HELP,
-        O_BOOK
-    };
-    static const struct option longopts[] = {
-        {"a", required_argument, 0, O_A},
-        {"b", required_argument, 0, O_B},
-        {"games", required_argument, 0, O_GAMES},
-        {"openings", required_argument, 0, O_OPEN},
-        {"book", required_argument, 0, O_BOOK},
-        {"seed", required_argument, 0, O_SEED},
-        {"threads", required_argument, 0, O_THREADS},
-        {"sprt", required_argument, 0, O_SPRT},
-        {"alpha", required_argument, 0, O_ALPHA},
-        {"beta", required_argument, 0, O_BETA},
-        {"pgn", required_argument, 0, O_PGN},
-        {"quiet", no_argument, 0, O_QUIET},
-        {"help", no_argument, 0, O_HELP},
-        CLI_POS_LONGOPTS,
-        {0, 0, 0, 0},
-    };
+/* Reads the options into o (and the book).  Returns an exit status, or CLI_HELP. */
+static int options(int argc, char **argv, match_opts_t *o, own_t *own, int *quiet, book_t *book) {
+    static const struct option run_opts[] = {
+        CLI_LONGOPT_GAMES, CLI_LONGOPT_SEED, CLI_LONGOPT_THREADS, CLI_LONGOPT_QUIET, {0, 0, 0, 0}};
+    static const struct option own_opts[] = {{"a", required_argument, 0, O_A},
+                                             {"b", required_argument, 0, O_B},
+                                             {"pgn", required_argument, 0, O_PGN},
+                                             {0, 0, 0, 0}};
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
-    match_opts_t o;
-    memset(&o, 0, sizeof o);
-    o.games = 100;
-    o.opening_plies = 4;
-    o.seed = 1;
-    o.threads = omp_get_num_procs() > 0 ? omp_get_num_procs() : 1;
-    o.sprt_params.alpha = o.sprt_params.beta = 0.05;
-    const char *pgn = NULL, *book_path = NULL;
-    int quiet = 0, openings_set = 0;
-    static book_t book;
-    long v;
-    double x;
-
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        int r = cli_pos_option(CMD, &po, opt, optarg);
-        if (r < 0) return CLI_USAGE;
-        if (r > 0) continue;
-        switch (opt) {
-        case O_A: o.spec_a = optarg; break;
-        case O_B: o.spec_b = optarg; break;
-        case O_GAMES:
-            if (cli_parse_long(CMD, "--games", optarg, 2, 10000000, &v)) return CLI_USAGE;
-            o.games = (int)v;
-            break;
-        case O_OPEN:
-            if (cli_parse_long(CMD, "--openings", optarg, 0, 200, &v)) return CLI_USAGE;
-            o.opening_plies = (int)v;
-            openings_set = 1;
-            break;
-        case O_BOOK: book_path = optarg; break;
-        case O_SEED:
-            if (cli_parse_u64(CMD, "--seed", optarg, &o.seed)) return CLI_USAGE;
-            break;
-        case O_THREADS:
-            if (cli_parse_long(CMD, "--threads", optarg, 1, 1024, &v)) return CLI_USAGE;
-            o.threads = (int)v;
-            break;
-        case O_SPRT:
-            if (parse_sprt(optarg, &o.sprt_params.elo0, &o.sprt_params.elo1)) {
-                cli_error(CMD, "--sprt: '%s' is not ELO0,ELO1 (e.g. 0,10)", optarg);
-                return CLI_USAGE;
-            }
-            o.sprt = true;
-            break;
-        case O_ALPHA:
-            if (cli_parse_double(CMD, "--alpha", optarg, 1e-6, 0.49, &x)) return CLI_USAGE;
-            o.sprt_params.alpha = x;
-            break;
-        case O_BETA:
-            if (cli_parse_double(CMD, "--beta", optarg, 1e-6, 0.49, &x)) return CLI_USAGE;
-            o.sprt_params.beta = x;
-            break;
-        case O_PGN: pgn = optarg; break;
-        case O_QUIET: quiet = 1; break;
-        case O_HELP: usage(stdout); return CLI_OK;
-        default: return cli_bad_option(CMD, argc, argv);
-        }
-    }
-    if (optind < argc) {
-        cli_error(CMD, "unexpected argument '%s' (see 'gounki match --help')", argv[optind]);
-        return CLI_USAGE;
-    }
-    if (!o.spec_a || !o.spec_b) {
+    cli_run_t run;
+    cli_run_init(&run, run_opts);
+    run.games = 100;
+    run.games_min = 2;
+    run.games_max = 10000000;
+    run.games_even = true;
+    run.threads = cli_cores();
+    cli_openings_t op;
+    cli_openings_init(&op, CLI_OPEN_RANDOM | CLI_OPEN_NONE | CLI_OPEN_LINES, 200);
+    cli_sprt_t sprt;
+    cli_sprt_init(&sprt, &(elo_sprt_t){0, 0, 0.05, 0.05});
+    const cli_group_t groups[] = {cli_pos_group(&po),
+                                  cli_run_group(&run),
+                                  cli_openings_group(&op),
+                                  cli_sprt_group(&sprt),
+                                  {own_opts, own_take, own}};
+    int first, rc = cli_getopt(CMD, argc, argv, groups, 5, 0, &first);
+    if (rc) return rc;
+    if (!own->a || !own->b) {
         cli_error(CMD, "both --a SPEC and --b SPEC are needed (see 'gounki match --help')");
         return CLI_USAGE;
     }
-    if (o.games % 2) {
-        cli_error(CMD, "--games: %d is odd; games are played in colour-swapped pairs", o.games);
-        return CLI_USAGE;
-    }
-    int rc = cli_load_position(CMD, &po, &o.start, NULL);
-    if (rc) return rc;
-    if (gk_over(&o.start)) {
+    if ((rc = cli_sprt_check(CMD, &sprt))) return rc;
+    o->spec_a = own->a;
+    o->spec_b = own->b;
+    o->games = (int)run.games;
+    o->seed = run.seed;
+    o->sprt = sprt.on;
+    o->sprt_params = sprt.p;
+    *quiet = run.quiet;
+    /* A book line is the opening unless random turns are asked for too. */
+    o->opening_plies = op.kind ? (int)op.turns : op.lines ? 0 : 4;
+    if ((rc = cli_load_position(CMD, &po, &o->start, NULL))) return rc;
+    if (gk_over(&o->start)) {
         cli_error(CMD, "the start position is already finished");
         return CLI_FAIL;
     }
     char err[512];
-    if (book_path) {
+    if (op.lines) {
         gk_rules_t r;
         if ((rc = cli_rules(CMD, &po, &r))) return rc;
-        if (book_load(book_path, &r, &book, err, sizeof err)) {
-            cli_error(CMD, "--book: %s", err);
+        if (book_load(op.lines, &r, book, err, sizeof err)) {
+            cli_error(CMD, "--openings lines:FILE: %s", err);
             return CLI_FAIL;
         }
-        o.book = &book;
-        if (!openings_set) o.opening_plies = 0; /* the book line is the opening */
+        o->book = book;
     }
-    if (match_check(&o, err, sizeof err)) {
+    /* Each player is built once here, so that a bad spec or weight file is reported before
+     * anything runs; its search threads decide the games played at once. */
+    int most = 1;
+    for (int k = 0; k < 2; k++) {
+        player_t *pl;
+        if ((rc = cli_new_player(CMD, k ? "--b" : "--a", k ? own->b : own->a, o->start.game, &pl)))
+            return rc;
+        if (player_threads(pl) > most) most = player_threads(pl);
+        player_free(pl);
+    }
+    o->threads = run.threads / most > 0 ? (int)(run.threads / most) : 1;
+    if (match_check(o, err, sizeof err)) {
         cli_error(CMD, "%s", err);
         return CLI_USAGE;
     }
-    /* Build each player once to report a bad spec as a usage error before anything runs. */
-    for (int k = 0; k < 2; k++) {
-        player_t *pl = player_new(k ? o.spec_b : o.spec_a, o.start.game, err, sizeof err);
-        if (!pl) {
-            cli_error(CMD, "--%s: %s", k ? "b" : "a", err);
-            return CLI_USAGE;
-        }
-        player_free(pl);
+    return CLI_OK;
+}
+
+static void print_summary(const match_opts_t *o, const match_stats_t *st) {
+    uint64_t n = st->w + st->d + st->l;
+    printf("\nresult: %llu games (%d pairs), A: +%llu =%llu -%llu, score %.2f%%\n",
+           (unsigned long long)n, st->pairs_counted, (unsigned long long)st->w,
+           (unsigned long long)st->d, (unsigned long long)st->l,
+           n ? 100.0 * ((double)st->w + 0.5 * (double)st->d) / (double)n : 0.0);
+    printf("pairs (A's points 0, 1/2, 1, 3/2, 2): %llu %llu %llu %llu %llu\n",
+           (unsigned long long)st->penta[0], (unsigned long long)st->penta[1],
+           (unsigned long long)st->penta[2], (unsigned long long)st->penta[3],
+           (unsigned long long)st->penta[4]);
+    printf("white won %llu, black won %llu, %llu drawn; average length %.1f turns\n",
+           (unsigned long long)st->white_wins, (unsigned long long)st->black_wins,
+           (unsigned long long)st->d, n ? (double)st->plies / (double)n : 0.0);
+    if (st->elo_ok) {
+        printf("A - B: ");
+        print_elo(stdout, st);
+        printf(" (95%%, pentanomial%s), LOS %.1f%%\n",
+               st->elo.degenerate ? "; every pair scored the same: Wilson interval" : "",
+               100.0 * st->elo.los);
     }
+    if (st->sprt) {
+        printf("SPRT elo0 %g elo1 %g alpha %g beta %g: LLR %.3f [%.3f, %.3f] -> %s\n",
+               o->sprt_params.elo0, o->sprt_params.elo1, o->sprt_params.alpha, o->sprt_params.beta,
+               st->llr, st->llr_lower, st->llr_upper,
+               st->sprt_state == ELO_SPRT_H1   ? "H1 accepted (A is stronger by elo1)"
+               : st->sprt_state == ELO_SPRT_H0 ? "H0 accepted (A is not stronger by elo1)"
+                                               : "undecided");
+    }
+    printf(
+        "thinking: A %.1f s, %llu playouts/nodes (%.0f/s); B %.1f s, %llu (%.0f/s); wall %.1f s\n",
+        st->seconds_a, (unsigned long long)st->work_a,
+        st->seconds_a > 0 ? (double)st->work_a / st->seconds_a : 0.0, st->seconds_b,
+        (unsigned long long)st->work_b,
+        st->seconds_b > 0 ? (double)st->work_b / st->seconds_b : 0.0, st->wall_s);
+}
+
+int cmd_match(int argc, char **argv) {
+    match_opts_t o;
+    memset(&o, 0, sizeof o);
+    own_t own = {0};
+    int quiet = 0;
+    static book_t book;
+    int rc = options(argc, argv, &o, &own, &quiet, &book);
+    if (rc == CLI_HELP) usage(stdout);
+    if (rc) return rc == CLI_HELP ? CLI_OK : rc;
 
     ctx_t c = {.quiet = quiet, .o = &o};
-    if (pgn) {
-        c.pgn = fopen(pgn, "w");
-        if (!c.pgn) {
-            cli_error(CMD, "--pgn: cannot write '%s'", pgn);
-            return CLI_FAIL;
-        }
+    if (own.pgn && !(c.pgn = fopen(own.pgn, "w"))) {
+        cli_error(CMD, "--pgn: cannot write '%s'", own.pgn);
+        return CLI_FAIL;
     }
     o.on_pair = on_pair;
     o.ctx = &c;
-
     const gk_game_t *g = gk_game_of(&o.start);
     printf("match: A = %s, B = %s\n", o.spec_a, o.spec_b);
     printf("game %s (%s), %d games as %d colour-swapped pairs, openings of %d random turns, "
@@ -267,47 +252,16 @@ int cmd_match(int argc, char **argv) {
     fflush(stdout);
 
     match_stats_t st;
+    char err[512];
     int r = match_run(&o, &st, err, sizeof err);
     if (c.pgn && fclose(c.pgn)) c.write_failed = 1;
     if (r) {
         cli_error(CMD, "%s", err);
         return CLI_FAIL;
     }
-    uint64_t n = st.w + st.d + st.l;
-    printf("\nresult: %llu games (%d pairs), A: +%llu =%llu -%llu, score %.2f%%\n",
-           (unsigned long long)n, st.pairs_counted, (unsigned long long)st.w,
-           (unsigned long long)st.d, (unsigned long long)st.l,
-           n ? 100.0 * ((double)st.w + 0.5 * (double)st.d) / (double)n : 0.0);
-    printf("pairs (A's points 0, 1/2, 1, 3/2, 2): %llu %llu %llu %llu %llu\n",
-           (unsigned long long)st.penta[0], (unsigned long long)st.penta[1],
-           (unsigned long long)st.penta[2], (unsigned long long)st.penta[3],
-           (unsigned long long)st.penta[4]);
-    printf("white won %llu, black won %llu, %llu drawn; average length %.1f turns\n",
-           (unsigned long long)st.white_wins, (unsigned long long)st.black_wins,
-           (unsigned long long)st.d, n ? (double)st.plies / (double)n : 0.0);
-    if (st.elo_ok) {
-        printf("A - B: ");
-        print_elo(stdout, &st);
-        printf(" (95%%, pentanomial%s), LOS %.1f%%\n",
-               st.elo.degenerate ? "; every pair scored the same: Wilson interval" : "",
-               100.0 * st.elo.los);
-    }
-    if (st.sprt) {
-        printf("SPRT elo0 %g elo1 %g alpha %g beta %g: LLR %.3f [%.3f, %.3f] -> %s\n",
-               o.sprt_params.elo0, o.sprt_params.elo1, o.sprt_params.alpha, o.sprt_params.beta,
-               st.llr, st.llr_lower, st.llr_upper,
-               st.sprt_state == ELO_SPRT_H1   ? "H1 accepted (A is stronger by elo1)"
-               : st.sprt_state == ELO_SPRT_H0 ? "H0 accepted (A is not stronger by elo1)"
-                                              : "undecided");
-    }
-    printf(
-        "thinking: A %.1f s, %llu playouts/nodes (%.0f/s); B %.1f s, %llu (%.0f/s); wall %.1f s\n",
-        st.seconds_a, (unsigned long long)st.work_a,
-        st.seconds_a > 0 ? (double)st.work_a / st.seconds_a : 0.0, st.seconds_b,
-        (unsigned long long)st.work_b, st.seconds_b > 0 ? (double)st.work_b / st.seconds_b : 0.0,
-        st.wall_s);
+    print_summary(&o, &st);
     if (c.write_failed) {
-        cli_error(CMD, "--pgn: writing '%s' failed", pgn);
+        cli_error(CMD, "--pgn: writing '%s' failed", own.pgn);
         return CLI_FAIL;
     }
     return CLI_OK;

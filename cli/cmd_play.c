@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../search/mcts.h"
-#include "../search/player.h"
+#include "../search/params.h"
 #include "cli.h"
 #include "record_out.h"
 
@@ -212,168 +211,186 @@ static char *trim(char *s) {
     return s;
 }
 
-int cmd_play(int argc, char **argv) {
-    enum { O_HUMAN = 0x2001, O_ENGINE, O_ENGINE2, O_SEED, O_QUIETB, O_HELP };
-    static const struct option longopts[] = {
-        {"human", required_argument, 0, O_HUMAN},
-        {"engine", required_argument, 0, O_ENGINE},
-        {"engine2", required_argument, 0, O_ENGINE2},
-        {"seed", required_argument, 0, O_SEED},
-        {"quiet-board", no_argument, 0, O_QUIETB},
-        {"help", no_argument, 0, O_HELP},
-        CLI_POS_LONGOPTS,
-        {0, 0, 0, 0},
-    };
-    cli_pos_opts_t po;
-    cli_pos_defaults(&po);
-    const char *spec = DEFAULT_ENGINE, *spec2 = NULL;
-    int human[2] = {1, 0}, quiet_board = 0;
-    uint64_t seed = 1;
-
-    optind = 1;
-    opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
-        int r = cli_pos_option(CMD, &po, opt, optarg);
-        if (r < 0) return CLI_USAGE;
-        if (r > 0) continue;
-        switch (opt) {
-        case O_HUMAN:
-            if (!strcmp(optarg, "white"))
-                human[0] = 1, human[1] = 0;
-            else if (!strcmp(optarg, "black"))
-                human[0] = 0, human[1] = 1;
-            else if (!strcmp(optarg, "both"))
-                human[0] = 1, human[1] = 1;
-            else if (!strcmp(optarg, "none"))
-                human[0] = 0, human[1] = 0;
-            else {
-                cli_error(CMD, "--human: '%s' is not white, black, both or none", optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case O_ENGINE: spec = optarg; break;
-        case O_ENGINE2: spec2 = optarg; break;
-        case O_SEED:
-            if (cli_parse_u64(CMD, "--seed", optarg, &seed)) return CLI_USAGE;
-            break;
-        case O_QUIETB: quiet_board = 1; break;
-        case O_HELP: usage(stdout); return CLI_OK;
-        default: return cli_bad_option(CMD, argc, argv);
-        }
-    }
-    if (optind < argc) {
-        cli_error(CMD, "unexpected argument '%s' (see 'gounki play --help')", argv[optind]);
-        return CLI_USAGE;
-    }
-    if (spec2 && (human[0] || human[1])) {
-        cli_error(CMD, "--engine2 is only for --human none");
-        return CLI_USAGE;
-    }
-
+/* A game at the terminal: the game, the engines, who plays which side. */
+typedef struct session {
     game_t g;
-    memset(&g, 0, sizeof g);
-    /* --moves are part of the game: they are replayed here so that undo and save see
-     * them. */
-    cli_pos_opts_t po0 = po;
-    po0.moves = NULL;
-    int rc = cli_load_position(CMD, &po0, &g.start, &g.hist);
-    if (rc) return rc;
-    if (g.start.in_turn != 0) {
-        cli_error(CMD, "--position: the position is in the middle of a turn; give a turn start");
-        return CLI_USAGE;
-    }
-    g.pos = g.start;
-    if (po.moves) {
-        const char *s = po.moves;
-        while (*s) {
-            while (isspace((unsigned char)*s)) s++;
-            if (!*s) break;
-            const char *e = s;
-            while (*e && !isspace((unsigned char)*e)) e++;
-            char tok[GK_MOVE_TEXT_MAX], err[256];
-            size_t len = (size_t)(e - s) < sizeof tok - 1 ? (size_t)(e - s) : sizeof tok - 1;
-            memcpy(tok, s, len);
-            tok[len] = 0;
-            gk_action_t seq[GK_MAX_TURN];
-            int n = gk_game_of(&g.pos)->parse_move(&g.pos, tok, seq, GK_MAX_TURN, err, sizeof err);
-            if (n >= 0 && gk_over(&g.pos)) {
-                n = -1;
-                snprintf(err, sizeof err, "the game is already over");
-            }
-            if (n < 0 || begin_turn(&g)) {
-                cli_error(CMD, "--moves: '%s': %s", tok, n < 0 ? err : "out of memory");
-                return CLI_FAIL;
-            }
-            for (int i = 0; i < n; i++) play_action(&g, NULL, 0, seq[i]);
-            s = e;
-        }
-    }
+    player_t *eng[2];      /* the engine objects (eng[1] NULL when one plays both sides) */
+    player_t *for_side[2]; /* the engine of each side, NULL for a person */
+    int human[2], quiet_board, announced;
+    const char *name[2]; /* White and Black in the game record */
+    uint64_t rng;
+} session_t;
 
-    char err[512];
-    player_t *eng[2] = {NULL, NULL};
+enum { O_HUMAN = 0x2001, O_ENGINE, O_ENGINE2, O_QUIETB };
+
+typedef struct own {
+    const char *spec, *spec2;
+    int human[2], quiet_board;
+} own_t;
+
+static int own_take(const char *cmd, void *state, int opt, const char *arg) {
+    own_t *o = state;
+    int k;
+    char err[200];
+    switch (opt) {
+    case O_HUMAN:
+        if (params_choice(arg, "white|black|both|none", &k, err, sizeof err)) {
+            cli_error(cmd, "--human: %s", err);
+            return -1;
+        }
+        o->human[0] = k == 0 || k == 2;
+        o->human[1] = k == 1 || k == 2;
+        return 1;
+    case O_ENGINE: o->spec = arg; return 1;
+    case O_ENGINE2: o->spec2 = arg; return 1;
+    case O_QUIETB: o->quiet_board = 1; return 1;
+    }
+    return 0;
+}
+
+/* Replays --moves as turns of the game, so that undo and save see them. */
+static int replay_moves(game_t *g, const char *moves) {
+    for (const char *s = moves; *s;) {
+        while (isspace((unsigned char)*s)) s++;
+        if (!*s) break;
+        const char *e = s;
+        while (*e && !isspace((unsigned char)*e)) e++;
+        char tok[GK_MOVE_TEXT_MAX], err[256];
+        size_t len = (size_t)(e - s) < sizeof tok - 1 ? (size_t)(e - s) : sizeof tok - 1;
+        memcpy(tok, s, len);
+        tok[len] = 0;
+        gk_action_t seq[GK_MAX_TURN];
+        int n = gk_game_of(&g->pos)->parse_move(&g->pos, tok, seq, GK_MAX_TURN, err, sizeof err);
+        if (n >= 0 && gk_over(&g->pos)) {
+            n = -1;
+            snprintf(err, sizeof err, "the game is already over");
+        }
+        if (n < 0 || begin_turn(g)) {
+            cli_error(CMD, "--moves: '%s': %s", tok, n < 0 ? err : "out of memory");
+            return CLI_FAIL;
+        }
+        for (int i = 0; i < n; i++) play_action(g, NULL, 0, seq[i]);
+        s = e;
+    }
+    return CLI_OK;
+}
+
+/* Makes the engines of the sides no person plays.  Returns an exit status. */
+static int make_engines(session_t *S, const own_t *o, uint64_t seed) {
     for (int side = 0; side < 2; side++) {
-        if (human[side]) continue;
-        const char *sp = side == GK_BLACK && spec2 ? spec2 : spec;
-        if (side == GK_BLACK && !spec2 && eng[0]) {
-            eng[1] = NULL; /* the same engine plays both sides: one object keeps one tree */
-            continue;
-        }
-        eng[side] = player_new(sp, g.pos.game, err, sizeof err);
-        if (!eng[side] || player_new_game(eng[side], seed + (uint64_t)side)) {
-            cli_error(CMD, "--engine%s: %s", side == GK_BLACK && spec2 ? "2" : "",
-                      eng[side] ? "out of memory" : err);
-            player_free(eng[0]);
-            player_free(eng[1]);
-            return CLI_USAGE;
+        if (S->human[side]) continue;
+        if (side == GK_BLACK && !o->spec2 && S->eng[0]) break; /* one object, one tree */
+        const char *sp = side == GK_BLACK && o->spec2 ? o->spec2 : o->spec;
+        const char *flag = side == GK_BLACK && o->spec2 ? "--engine2" : "--engine";
+        int rc = cli_new_player(CMD, flag, sp, S->g.pos.game, &S->eng[side]);
+        if (rc) return rc;
+        if (player_new_game(S->eng[side], seed + (uint64_t)side)) {
+            cli_error(CMD, "%s: out of memory", flag);
+            return CLI_FAIL;
         }
     }
-    player_t *for_side[2] = {eng[0], eng[1] ? eng[1] : eng[0]};
-    const char *white_name = human[0] ? "human" : spec;
-    const char *black_name = human[1] ? "human" : (spec2 ? spec2 : spec);
-    int nall = 2;
+    S->for_side[0] = S->eng[0];
+    S->for_side[1] = S->eng[1] ? S->eng[1] : S->eng[0];
+    S->name[0] = S->human[0] ? "human" : o->spec;
+    S->name[1] = S->human[1] ? "human" : (o->spec2 ? o->spec2 : o->spec);
+    return CLI_OK;
+}
 
-    const gk_game_t *gm = gk_game_of(&g.pos);
-    printf("gounki play: %s (%s); White: %s, Black: %s.  Type 'help' for commands.\n", gm->name,
-           gm->variants[g.pos.variant], white_name, black_name);
-    show_board(&g, quiet_board);
+/* One line typed at the prompt.  Returns 0 to go on, 1 to leave, -1 on a failure. */
+static int command(session_t *S, char *cmd) {
+    game_t *g = &S->g;
+    const gk_game_t *gm = gk_game_of(&g->pos);
+    int stm = g->pos.stm;
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "?")) {
+        help_text();
+    } else if (!strcmp(cmd, "quit") || !strcmp(cmd, "exit")) {
+        printf("bye\n");
+        return 1;
+    } else if (!strcmp(cmd, "board")) {
+        show_board(g, 0);
+    } else if (!strcmp(cmd, "moves")) {
+        if (gk_over(&g->pos))
+            printf("the game is over\n");
+        else
+            list_moves(&g->pos);
+    } else if (!strncmp(cmd, "save", 4) && (cmd[4] == 0 || isspace((unsigned char)cmd[4]))) {
+        char *path = trim(cmd + 4);
+        if (!*path)
+            printf("save needs a file name: save FILE\n");
+        else
+            save_game(g, path, S->name[0], S->name[1]);
+    } else if (!strcmp(cmd, "undo")) {
+        /* Back to the start of the last turn a person played. */
+        int t = g->nturns - 1;
+        while (t >= 0 && !S->human[g->turn_pos[t].stm]) t--;
+        if (t < 0) {
+            printf("nothing to undo\n");
+        } else {
+            back_to(g, t);
+            S->announced = 0;
+            printf("took back to ply %d, %s to move\n", g->pos.ply, side_name(g->pos.stm));
+            show_board(g, S->quiet_board);
+        }
+    } else if (!strcmp(cmd, "resign")) {
+        if (gk_over(&g->pos)) {
+            printf("the game is already over\n");
+        } else {
+            if (begin_turn(g)) return -1;
+            gk_set_result(&g->pos, stm == GK_WHITE ? GK_WIN_BLACK : GK_WIN_WHITE, GK_REASON_RESIGN);
+            printf("%s resigns\n", side_name(stm));
+        }
+    } else if (gk_over(&g->pos)) {
+        printf("the game is over (%s): undo, save FILE or quit\n",
+               gk_reason_text((gk_reason_t)g->pos.reason));
+    } else {
+        gk_action_t seq[GK_MAX_TURN];
+        char perr[256];
+        int n = gm->parse_move(&g->pos, cmd, seq, GK_MAX_TURN, perr, sizeof perr);
+        if (n < 0) {
+            printf("illegal move '%s': %s (type 'moves' for the legal moves)\n", cmd, perr);
+            return 0;
+        }
+        if (begin_turn(g)) return -1;
+        gk_pos_t turn = g->pos;
+        for (int i = 0; i < n; i++) play_action(g, S->eng, 2, seq[i]);
+        char text[GK_MOVE_TEXT_MAX];
+        if (gm->move_text(&turn, seq, n, text, sizeof text) < 0) snprintf(text, sizeof text, "?");
+        printf("%s plays %s\n", side_name(turn.stm), text);
+        show_board(g, S->quiet_board);
+    }
+    return 0;
+}
 
-    uint64_t rng = seed;
-    int announced = 0;
+/* Plays until the end of input, quit, or (engines alone) the end of the game. */
+static int play_loop(session_t *S) {
+    game_t *g = &S->g;
     char line[LINE_MAX_LEN];
-    rc = CLI_OK;
     for (;;) {
-        if (gk_over(&g.pos) && !announced) {
-            show_result(&g.pos);
-            announced = 1;
-            if (!human[0] && !human[1]) break;
+        if (gk_over(&g->pos) && !S->announced) {
+            show_result(&g->pos);
+            S->announced = 1;
+            if (!S->human[0] && !S->human[1]) return CLI_OK;
         }
-        int stm = g.pos.stm;
-        if (!gk_over(&g.pos)) {
-            gk_action_t list[GK_MAX_ACTIONS];
-            if (gk_gen(&g.pos, list) == 0) {
-                gk_apply_no_move(&g.pos);
-                continue;
-            }
-        }
-        if (!gk_over(&g.pos) && !human[stm]) {
-            if (engine_turn(&g, for_side[stm], eng, nall, &rng)) {
-                rc = CLI_FAIL;
-                break;
-            }
-            show_board(&g, quiet_board);
+        int stm = g->pos.stm;
+        gk_action_t list[GK_MAX_ACTIONS];
+        if (!gk_over(&g->pos) && gk_gen(&g->pos, list) == 0) {
+            gk_apply_no_move(&g->pos);
             continue;
         }
-
+        if (!gk_over(&g->pos) && !S->human[stm]) {
+            if (engine_turn(g, S->for_side[stm], S->eng, 2, &S->rng)) return CLI_FAIL;
+            show_board(g, S->quiet_board);
+            continue;
+        }
         /* A person's turn, or the game is over and commands are still taken. */
-        if (gk_over(&g.pos))
+        if (gk_over(&g->pos))
             printf("(game over) > ");
         else
             printf("%s> ", stm == GK_WHITE ? "white" : "black");
         fflush(stdout);
         if (!fgets(line, sizeof line, stdin)) {
             printf("\nend of input: bye\n");
-            break;
+            return CLI_OK;
         }
         if (!strchr(line, '\n') && !feof(stdin)) {
             int c;
@@ -383,78 +400,66 @@ int cmd_play(int argc, char **argv) {
             continue;
         }
         char *cmd = trim(line);
-        if (!*cmd) continue;
-        if (!strcmp(cmd, "help") || !strcmp(cmd, "?")) {
-            help_text();
-        } else if (!strcmp(cmd, "quit") || !strcmp(cmd, "exit")) {
-            printf("bye\n");
-            break;
-        } else if (!strcmp(cmd, "board")) {
-            show_board(&g, 0);
-        } else if (!strcmp(cmd, "moves")) {
-            if (gk_over(&g.pos))
-                printf("the game is over\n");
-            else
-                list_moves(&g.pos);
-        } else if (!strncmp(cmd, "save", 4) && (cmd[4] == 0 || isspace((unsigned char)cmd[4]))) {
-            char *path = trim(cmd + 4);
-            if (!*path)
-                printf("save needs a file name: save FILE\n");
-            else
-                save_game(&g, path, white_name, black_name);
-        } else if (!strcmp(cmd, "undo")) {
-            /* Back to the start of the last turn a person played. */
-            int t = g.nturns - 1;
-            while (t >= 0 && !human[g.turn_pos[t].stm]) t--;
-            if (t < 0) {
-                printf("nothing to undo\n");
-            } else {
-                back_to(&g, t);
-                announced = 0;
-                printf("took back to ply %d, %s to move\n", g.pos.ply, side_name(g.pos.stm));
-                show_board(&g, quiet_board);
-            }
-        } else if (!strcmp(cmd, "resign")) {
-            if (gk_over(&g.pos)) {
-                printf("the game is already over\n");
-            } else {
-                if (begin_turn(&g)) {
-                    rc = CLI_FAIL;
-                    break;
-                }
-                gk_set_result(&g.pos, stm == GK_WHITE ? GK_WIN_BLACK : GK_WIN_WHITE,
-                              GK_REASON_RESIGN);
-                printf("%s resigns\n", side_name(stm));
-            }
-        } else if (gk_over(&g.pos)) {
-            printf("the game is over (%s): undo, save FILE or quit\n",
-                   gk_reason_text((gk_reason_t)g.pos.reason));
-        } else {
-            gk_action_t seq[GK_MAX_TURN];
-            char perr[256];
-            int n = gm->parse_move(&g.pos, cmd, seq, GK_MAX_TURN, perr, sizeof perr);
-            if (n < 0) {
-                printf("illegal move '%s': %s (type 'moves' for the legal moves)\n", cmd, perr);
-                continue;
-            }
-            if (begin_turn(&g)) {
-                rc = CLI_FAIL;
-                break;
-            }
-            gk_pos_t turn = g.pos;
-            for (int i = 0; i < n; i++) play_action(&g, eng, nall, seq[i]);
-            char text[GK_MOVE_TEXT_MAX];
-            if (gm->move_text(&turn, seq, n, text, sizeof text) < 0)
-                snprintf(text, sizeof text, "?");
-            printf("%s plays %s\n", side_name(turn.stm), text);
-            show_board(&g, quiet_board);
-        }
+        int r = *cmd ? command(S, cmd) : 0;
+        if (r) return r > 0 ? CLI_OK : CLI_FAIL;
     }
-    player_free(eng[0]);
-    player_free(eng[1]);
-    free(g.acts);
-    free(g.turn_pos);
-    free(g.turn_act);
-    free(g.turn_hist);
+}
+
+static int start(session_t *S, int argc, char **argv) {
+    static const struct option run_opts[] = {CLI_LONGOPT_SEED, {0, 0, 0, 0}};
+    static const struct option own_opts[] = {{"human", required_argument, 0, O_HUMAN},
+                                             {"engine", required_argument, 0, O_ENGINE},
+                                             {"engine2", required_argument, 0, O_ENGINE2},
+                                             {"quiet-board", no_argument, 0, O_QUIETB},
+                                             {0, 0, 0, 0}};
+    cli_pos_opts_t po;
+    cli_pos_defaults(&po);
+    cli_run_t run;
+    cli_run_init(&run, run_opts);
+    own_t o = {DEFAULT_ENGINE, NULL, {1, 0}, 0};
+    const cli_group_t groups[] = {
+        cli_pos_group(&po), cli_run_group(&run), {own_opts, own_take, &o}};
+    int first, rc = cli_getopt(CMD, argc, argv, groups, 3, 0, &first);
+    if (rc) return rc;
+    if (o.spec2 && (o.human[0] || o.human[1])) {
+        cli_error(CMD, "--engine2 is only for --human none");
+        return CLI_USAGE;
+    }
+    S->human[0] = o.human[0];
+    S->human[1] = o.human[1];
+    S->quiet_board = o.quiet_board;
+    S->rng = run.seed;
+    cli_pos_opts_t po0 = po;
+    po0.moves = NULL;
+    if ((rc = cli_load_position(CMD, &po0, &S->g.start, &S->g.hist))) return rc;
+    if (S->g.start.in_turn != 0) {
+        cli_error(CMD, "--position: the position is in the middle of a turn; give a turn start");
+        return CLI_USAGE;
+    }
+    S->g.pos = S->g.start;
+    if (po.moves && (rc = replay_moves(&S->g, po.moves))) return rc;
+    return make_engines(S, &o, run.seed);
+}
+
+int cmd_play(int argc, char **argv) {
+    static session_t S; /* large (the game's history); one per process */
+    memset(&S, 0, sizeof S);
+    int rc = start(&S, argc, argv);
+    if (rc == CLI_HELP) {
+        usage(stdout);
+        rc = CLI_OK;
+    } else if (rc == CLI_OK) {
+        const gk_game_t *gm = gk_game_of(&S.g.pos);
+        printf("gounki play: %s (%s); White: %s, Black: %s.  Type 'help' for commands.\n", gm->name,
+               gm->variants[S.g.pos.variant], S.name[0], S.name[1]);
+        show_board(&S.g, S.quiet_board);
+        rc = play_loop(&S);
+    }
+    player_free(S.eng[0]);
+    player_free(S.eng[1]);
+    free(S.g.acts);
+    free(S.g.turn_pos);
+    free(S.g.turn_act);
+    free(S.g.turn_hist);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include "../common/files.h"
 #include "../games/record.h"
 #include "cli.h"
+#include "view_out.h"
 
 const char cmd_replay_summary[] = "check a game record move by move; print plies and result";
 
@@ -21,6 +22,8 @@ static const char help[] =
     "is checked and printed in turn, and the first bad one stops the replay.\n"
     "  --record           print the record in the output notation instead\n"
     "  --quiet            print only the final position and the result\n"
+    "  --html OUT         also write the game as a self-contained HTML page that steps\n"
+    "                     through it (a file of one game)\n"
     "  --game NAME        gounki (default) or gobs, unless the record has a Game tag\n"
     "  --variant NAME     rule set, unless the record has a Variant tag\n"
     "  --max-plies N      draw after N turns (default 500, 0 = no limit)\n";
@@ -74,6 +77,8 @@ static int check_claim(const char *where, const char *claim, const gk_pos_t *p, 
 typedef struct {
     const char *file;
     int write_record, quiet, rc;
+    const char *html; /* --html OUT */
+    gk_sb_t page;     /* its page, written once the file is known to hold one game */
 } replay_t;
 
 /* Checks and prints one record of the file (gk_record_fn). */
@@ -120,19 +125,31 @@ static int replay_one(void *ctx, const gk_record_t *rec, int index, const char *
                   st->file, index + 1, term, gk_reason_text((gk_reason_t)fin.reason));
         rc = CLI_FAIL;
     }
+    if (!rc && st->html) {
+        if (index > 0) {
+            cli_error("replay", "--html: %s holds more than one game; a page shows one", st->file);
+            rc = CLI_USAGE;
+        } else {
+            rc = cli_view_record_html("replay", rec, &fin, st->file, &st->page);
+        }
+    }
     if (rc) st->rc = rc;
     return rc != 0;
 }
+
+enum { OPT_HTML = 0x2001 }; /* a long option only, above CLI_OPT_* */
 
 int cmd_replay(int argc, char **argv) {
     static const struct option opts[] = {CLI_POS_LONGOPTS,
                                          {"record", no_argument, 0, 'r'},
                                          {"quiet", no_argument, 0, 'q'},
+                                         {"html", required_argument, 0, OPT_HTML},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
     int c, write_record = 0, quiet = 0;
+    const char *html = NULL;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":hrq", opts, NULL)) != -1) {
         if (c == CLI_OPT_POSITION || c == CLI_OPT_MOVES) {
@@ -155,6 +172,14 @@ int cmd_replay(int argc, char **argv) {
             quiet = 1;
             continue;
         }
+        if (c == OPT_HTML) {
+            if (!strcmp(optarg, "-")) {
+                cli_error("replay", "--html needs a file (standard output carries the replay)");
+                return CLI_USAGE;
+            }
+            html = optarg;
+            continue;
+        }
         return cli_bad_option("replay", argc, argv);
     }
     if (optind != argc - 1) {
@@ -174,9 +199,12 @@ int cmd_replay(int argc, char **argv) {
         cli_error("replay", "%s", err);
         return CLI_FAIL;
     }
-    replay_t st = {.file = file, .write_record = write_record, .quiet = quiet};
+    replay_t st = {.file = file, .write_record = write_record, .quiet = quiet, .html = html};
+    gk_sb_growing(&st.page);
     int n = gk_record_read_all(text, len, &rules, replay_one, &st, err, sizeof err);
     free(text);
+    if (html && n == 1 && !st.rc) st.rc = cli_view_write_page("replay", "--html", html, &st.page);
+    gk_sb_free(&st.page);
     if (n < 0) {
         cli_error("replay", "%s: %s", file, err);
         return CLI_FAIL;

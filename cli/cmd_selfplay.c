@@ -5,54 +5,52 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../search/params.h"
 #include "../selfplay/selfplay.h"
 #include "cli.h"
 
 const char cmd_selfplay_summary[] = "self-play games into compressed logs (MPI ranks, resumable)";
 
-static const char help[] =
-    "usage: gounki selfplay --games N --out DIR [options]\n"
-    "       mpirun -np R gounki selfplay --games N --out DIR [options]\n"
-    "Plays games 0..N-1 of a run with the search against itself and writes them, with the\n"
-    "search's root statistics, to DIR/shard-RRRRR.gkz (one shard per MPI rank; see\n"
-    "docs/FORMATS.md).  Every game is a function of (--seed, its index, the settings):\n"
-    "the same games come out whatever the ranks and threads (with --playouts and\n"
-    "--threads-per-game 1).  Running the same command on the same DIR resumes: finished\n"
-    "games are kept, a frame cut short by a kill is dropped and its games played again;\n"
-    "other settings are refused.  SIGTERM/SIGINT: games in progress are abandoned, the\n"
-    "finished ones written, and the program exits (status 3) within about a second.\n"
-    "  --games N              games in the run (the run can be extended later)\n"
-    "  --out DIR              run directory (created)\n"
-    "  --game NAME            gounki (default) or gobs\n"
-    "  --variant NAME         rule set (gobs: standard, short)\n"
-    "  --max-plies N          draw after N turns (default 500)\n"
-    "  --weights FILE         evaluation weights (default: the shipped ones)\n"
-    "  --playouts P           playouts per decision (default 800)\n"
-    "  --time S               seconds per decision instead (games are then not reproducible)\n"
-    "  --threads T            threads of this rank (default 1): T / K games at once\n"
-    "  --threads-per-game K   search threads of one game (tree-parallel; default 1)\n"
-    "  --seed S               run seed (default 1)\n"
-    "  --openings KIND:K      random:K (uniform), policy:K (drawn from the priors) or none;\n"
-    "                         the first K turns (default random:4)\n"
-    "  --book FILE            opening lines instead (docs/FORMATS.md, \"Opening lines\")\n"
-    "  --temperature T[,N]    sample actions by visits^(1/T) during the first N turns\n"
-    "                         (default 1,10; 0 = always the most visited)\n"
-    "  --resign V[,SHARE]     resign below root value V (in [-1,1]) twice in a row; SHARE\n"
-    "                         of the games play on to measure false resignations (0.1);\n"
-    "                         'off' (default)\n"
-    "  --top K                children kept per decision in the log (default 16, max 64)\n"
-    "  --mcts NAME=V,...      search parameters (gounki analyse --help lists them)\n"
-    "  --no-stats             leave the root statistics out of the log\n"
-    "  --coding index|raw     actions as gen() indices (default) or raw 32-bit values\n"
-    "  --level L              zstd level (default 9)\n"
-    "  --frame-games N        games per frame (default 64) ...\n"
-    "  --frame-seconds S      ... or a frame at least every S seconds (default 60)\n"
-    "  --repair               cut a corrupt shard at its first bad frame (its later games\n"
-    "                         are played again) instead of refusing to resume\n"
-    "  --quiet                no progress lines (errors and the summary only)\n"
-    "  --bench                play games 0..N-1 without MPI and without logs (the baseline\n"
-    "                         for the overhead of both; --out is not used)\n"
-    "Exit status: 0 all N games are in DIR, 1 failure, 2 usage, 3 stopped by a signal.\n";
+static void usage(const cli_search_t *s) {
+    fputs("usage: gounki selfplay --games N --run DIR [options]\n"
+          "       mpirun -np R gounki selfplay --games N --run DIR [options]\n"
+          "Plays games 0..N-1 of a run with the search against itself and writes them, with the\n"
+          "search's root statistics, to DIR/shard-RRRRR.gkz (one shard per MPI rank; see\n"
+          "docs/FORMATS.md).  Every game is a function of (--seed, its index, the settings):\n"
+          "the same games come out whatever the ranks and --threads (with a playout budget and\n"
+          "one search thread per game).  Running the same command on the same DIR resumes:\n"
+          "finished games are kept, a frame cut short by a kill is dropped and its games played\n"
+          "again; other settings are refused.  SIGTERM/SIGINT: games in progress are abandoned,\n"
+          "the finished ones written, and the program exits (status 3) within about a second.\n"
+          "  --games N          games in the run (the run can be extended later)\n"
+          "  --run DIR          run directory (created); --out DIR says the same\n"
+          "  --threads T        threads of this rank (default 1): T / K games at once, each\n"
+          "                     with K = threads= search threads (--set threads=K, or\n"
+          "                     --threads-per-game K; default 1)\n"
+          "  --seed S           run seed (default 1); each game's search is seeded from "
+          "it\n" CLI_RULES_HELP CLI_PLIES_HELP CLI_OPENINGS_HELP
+          "                     (default random:4; lines:FILE excludes the others)\n"
+          "  --temperature T[,N]  sample actions by visits^(1/T) during the first N turns\n"
+          "                     (default 1,10; 0 = always the most visited)\n"
+          "  --resign V[,SHARE] resign below root value V (in [-1,1]) twice in a row; SHARE\n"
+          "                     of the games play on to measure false resignations (0.1);\n"
+          "                     'off' (default)\n"
+          "  --top K            children kept per decision in the log (default 16, max 64)\n"
+          "  --no-stats         leave the root statistics out of the log\n"
+          "  --coding index|raw actions as gen() indices (default) or raw 32-bit values\n"
+          "  --level L          zstd level (default 9)\n"
+          "  --frame-games N    games per frame (default 64) ...\n"
+          "  --frame-seconds S  ... or a frame at least every S seconds (default 60)\n"
+          "  --repair           cut a corrupt shard at its first bad frame (its later games\n"
+          "                     are played again) instead of refusing to resume\n"
+          "  --quiet            no progress lines (errors and the summary only)\n"
+          "  --bench            play games 0..N-1 without MPI and without logs (the baseline\n"
+          "                     for the overhead of both; --run is not used)\n",
+          stdout);
+    cli_search_help(stdout, s);
+    fputs("Exit status: 0 all N games are in DIR, 1 failure, 2 usage, 3 stopped by a signal.\n",
+          stdout);
+}
 
 /* The one mutable global: the signal handler's flag (a handler can reach nothing else). */
 static volatile sig_atomic_t stop_flag;
@@ -63,27 +61,16 @@ static void on_signal(int sig) {
 }
 
 enum {
-    O_GAMES = 0x2001,
-    O_OUT,
-    O_WEIGHTS,
-    O_PLAYOUTS,
-    O_TIME,
-    O_THREADS,
-    O_TPG,
-    O_SEED,
-    O_OPENINGS,
-    O_BOOK,
+    O_TPG = 0x2001,
     O_TEMP,
     O_RESIGN,
     O_TOP,
-    O_MCTS,
     O_NOSTATS,
     O_CODING,
     O_LEVEL,
     O_FGAMES,
     O_FSECS,
     O_REPAIR,
-    O_QUIET,
     O_BENCH,
 };
 
@@ -103,244 +90,160 @@ static int parse_pair(const char *flag, const char *s, double lo, double hi, dou
     return 0;
 }
 
-int cmd_selfplay(int argc, char **argv) {
-    static const struct option opts[] = {CLI_POS_LONGOPTS,
-                                         {"games", required_argument, 0, O_GAMES},
-                                         {"out", required_argument, 0, O_OUT},
-                                         {"weights", required_argument, 0, O_WEIGHTS},
-                                         {"playouts", required_argument, 0, O_PLAYOUTS},
-                                         {"time", required_argument, 0, O_TIME},
-                                         {"threads", required_argument, 0, O_THREADS},
-                                         {"threads-per-game", required_argument, 0, O_TPG},
-                                         {"seed", required_argument, 0, O_SEED},
-                                         {"openings", required_argument, 0, O_OPENINGS},
-                                         {"book", required_argument, 0, O_BOOK},
-                                         {"temperature", required_argument, 0, O_TEMP},
-                                         {"resign", required_argument, 0, O_RESIGN},
-                                         {"top", required_argument, 0, O_TOP},
-                                         {"mcts", required_argument, 0, O_MCTS},
-                                         {"no-stats", no_argument, 0, O_NOSTATS},
-                                         {"coding", required_argument, 0, O_CODING},
-                                         {"level", required_argument, 0, O_LEVEL},
-                                         {"frame-games", required_argument, 0, O_FGAMES},
-                                         {"frame-seconds", required_argument, 0, O_FSECS},
-                                         {"repair", no_argument, 0, O_REPAIR},
-                                         {"quiet", no_argument, 0, O_QUIET},
-                                         {"bench", no_argument, 0, O_BENCH},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    const char *cmd = "selfplay";
-    cli_pos_opts_t po;
-    cli_pos_defaults(&po);
-    const char *out = NULL, *weights = NULL, *openings = NULL, *book = NULL, *temp = NULL,
-               *resign = NULL, *mcts = NULL;
-    long threads = 1, tpg = 1, top = 16, level = 0, fgames = 0;
-    uint64_t games = 0, seed = 1, playouts = 0;
-    double time_s = 0, fsecs = 0;
-    bool have_games = false, have_playouts = false, nostats = false, repair = false, quiet = false,
-         bench = false;
-    int coding = GL_CODE_INDEX;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        int r = cli_pos_option(cmd, &po, c, optarg);
-        if (r < 0) return CLI_USAGE;
-        if (r > 0) continue;
-        switch (c) {
-        case 'h': fputs(help, stdout); return CLI_OK;
-        case O_GAMES:
-            if (cli_parse_u64(cmd, "--games", optarg, &games)) return CLI_USAGE;
-            if (games < 1 || games > (1ull << 40)) {
-                cli_error(cmd, "--games: must be in [1, 2^40]");
-                return CLI_USAGE;
-            }
-            have_games = true;
-            break;
-        case O_OUT: out = optarg; break;
-        case O_WEIGHTS: weights = optarg; break;
-        case O_PLAYOUTS:
-            if (cli_parse_u64(cmd, "--playouts", optarg, &playouts)) return CLI_USAGE;
-            if (playouts < 1 || playouts > 100000000) {
-                cli_error(cmd, "--playouts: must be in [1, 100000000]");
-                return CLI_USAGE;
-            }
-            have_playouts = true;
-            break;
-        case O_TIME:
-            if (cli_parse_double(cmd, "--time", optarg, 0.001, 86400, &time_s)) return CLI_USAGE;
-            break;
-        case O_THREADS:
-            if (cli_parse_long(cmd, "--threads", optarg, 1, 4096, &threads)) return CLI_USAGE;
-            break;
-        case O_TPG:
-            if (cli_parse_long(cmd, "--threads-per-game", optarg, 1, 1024, &tpg)) return CLI_USAGE;
-            break;
-        case O_SEED:
-            if (cli_parse_u64(cmd, "--seed", optarg, &seed)) return CLI_USAGE;
-            break;
-        case O_OPENINGS: openings = optarg; break;
-        case O_BOOK: book = optarg; break;
-        case O_TEMP: temp = optarg; break;
-        case O_RESIGN: resign = optarg; break;
-        case O_TOP:
-            if (cli_parse_long(cmd, "--top", optarg, 1, GL_MAX_TOP, &top)) return CLI_USAGE;
-            break;
-        case O_MCTS: mcts = optarg; break;
-        case O_NOSTATS: nostats = true; break;
-        case O_CODING:
-            if (!strcmp(optarg, "index"))
-                coding = GL_CODE_INDEX;
-            else if (!strcmp(optarg, "raw"))
-                coding = GL_CODE_RAW;
-            else {
-                cli_error(cmd, "--coding: '%s' is not index or raw", optarg);
-                return CLI_USAGE;
-            }
-            break;
-        case O_LEVEL:
-            if (cli_parse_long(cmd, "--level", optarg, 1, 22, &level)) return CLI_USAGE;
-            break;
-        case O_FGAMES:
-            if (cli_parse_long(cmd, "--frame-games", optarg, 1, 65536, &fgames)) return CLI_USAGE;
-            break;
-        case O_FSECS:
-            if (cli_parse_double(cmd, "--frame-seconds", optarg, 0.001, 86400, &fsecs))
-                return CLI_USAGE;
-            break;
-        case O_REPAIR: repair = true; break;
-        case O_QUIET: quiet = true; break;
-        case O_BENCH: bench = true; break;
-        default: return cli_bad_option(cmd, argc, argv);
+/* The options of self-play alone. */
+typedef struct own {
+    cli_search_t *search; /* --threads-per-game K is --set threads=K */
+    sp_settings_t set;    /* temperature, resignation, top */
+    sp_run_opts_t ro;     /* the log's options */
+    bool bench;
+} own_t;
+
+static int own_take(const char *cmd, void *state, int opt, const char *arg) {
+    own_t *o = state;
+    sp_settings_t *s = &o->set;
+    long v;
+    double x, y;
+    bool has;
+    int k;
+    char err[200];
+    switch (opt) {
+    case O_TPG:
+        if (mcts_config_set(&o->search->cfg, "threads", arg, err, sizeof err) > 0) return 1;
+        cli_error(cmd, "--threads-per-game: %s", err);
+        return -1;
+    case O_TEMP:
+        y = s->temp_plies;
+        if (parse_pair("--temperature", arg, 0, 100, &x, 0, 65535, &y, &has)) return -1;
+        s->temperature = (float)x;
+        s->temp_plies = (int)y;
+        return 1;
+    case O_RESIGN:
+        s->resign_on = strcmp(arg, "off") != 0;
+        if (!s->resign_on) return 1;
+        y = s->resign_share;
+        if (parse_pair("--resign", arg, -1, 1, &x, 0, 1, &y, &has)) return -1;
+        s->resign_value = (float)x;
+        s->resign_share = (float)y;
+        return 1;
+    case O_TOP:
+        if (cli_parse_long(cmd, "--top", arg, 1, GL_MAX_TOP, &v)) return -1;
+        s->top = (int)v;
+        return 1;
+    case O_NOSTATS: o->ro.stats = false; return 1;
+    case O_CODING:
+        if (params_choice(arg, "index|raw", &k, err, sizeof err)) {
+            cli_error(cmd, "--coding: %s", err);
+            return -1;
         }
+        o->ro.code = k == 0 ? GL_CODE_INDEX : GL_CODE_RAW;
+        return 1;
+    case O_LEVEL:
+        if (cli_parse_long(cmd, "--level", arg, 1, 22, &v)) return -1;
+        o->ro.level = (int)v;
+        return 1;
+    case O_FGAMES:
+        if (cli_parse_long(cmd, "--frame-games", arg, 1, 65536, &v)) return -1;
+        o->ro.frame_games = (uint32_t)v;
+        return 1;
+    case O_FSECS:
+        return cli_parse_double(cmd, "--frame-seconds", arg, 0.001, 86400, &o->ro.frame_seconds)
+                   ? -1
+                   : 1;
+    case O_REPAIR: o->ro.repair = true; return 1;
+    case O_BENCH: o->bench = true; return 1;
     }
-    if (optind != argc) {
-        cli_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return 0;
+}
+
+/* Checks the options together and completes o->ro.set from them.  Returns an exit status. */
+static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *sr,
+                  const cli_openings_t *op, own_t *o, book_t *bk) {
+    const char *cmd = "selfplay";
+    if (!run->games_set || (!run->dir && !o->bench)) {
+        cli_error(cmd, "--games and --run are required (see 'gounki selfplay --help')");
         return CLI_USAGE;
     }
-    if (!have_games || (!out && !bench)) {
-        cli_error(cmd, "--games and --out are required (see 'gounki selfplay --help')");
-        return CLI_USAGE;
-    }
-    if (po.position || po.moves) {
-        cli_error(cmd, "self-play starts from the start position: --position and --moves are "
-                       "not supported (use --book)");
-        return CLI_USAGE;
-    }
-    if (have_playouts && time_s > 0) {
-        cli_error(cmd, "--playouts and --time exclude each other");
-        return CLI_USAGE;
-    }
-    if (openings && book) {
-        cli_error(cmd, "--openings and --book exclude each other");
-        return CLI_USAGE;
-    }
-    if (tpg > threads) {
-        cli_error(cmd, "--threads-per-game %ld is more than --threads %ld", tpg, threads);
+    cli_search_finish(sr);
+    const mcts_config_t *c = &sr->cfg;
+    bool timed = mcts_config_isset(c, "time") || mcts_config_isset(c, "clock");
+    char why[200] = "";
+    if (mcts_config_isset(c, "seed"))
+        snprintf(why, sizeof why,
+                 "seed: self-play seeds each game's search from --seed and "
+                 "the game's index");
+    else if (timed && mcts_config_isset(c, "playouts"))
+        snprintf(why, sizeof why, "--playouts and --time exclude each other");
+    else if (!c->l.playouts && !timed && !c->l.nodes)
+        snprintf(why, sizeof why, "no budget: give --playouts N (N >= 1) or --time S");
+    else if (c->p.threads > run->threads)
+        snprintf(why, sizeof why,
+                 "%d search threads per game (threads=) are more than --threads %ld", c->p.threads,
+                 run->threads);
+    else if (op->lines && op->kind)
+        snprintf(why, sizeof why,
+                 "--openings lines:FILE (--book) and other --openings exclude "
+                 "each other");
+    if (why[0]) {
+        cli_error(cmd, "%s", why);
         return CLI_USAGE;
     }
     gk_rules_t rules;
-    int rc = cli_rules(cmd, &po, &rules);
+    int rc = cli_rules(cmd, po, &rules);
     if (rc) return rc;
-
-    sp_run_opts_t ro;
-    memset(&ro, 0, sizeof ro);
-    sp_settings_t *s = &ro.set;
+    sp_settings_t *s = &o->ro.set;
     sp_settings_default(s, rules.game);
     s->rules = rules;
-    s->seed = seed;
-    char err[1024];
-    if (weights && ev_weights_load(weights, rules.game, &s->weights, err, sizeof err)) {
-        cli_error(cmd, "--weights: %s", err);
-        return CLI_FAIL;
+    s->seed = run->seed;
+    if (sr->weights &&
+        (rc = cli_load_weights(cmd, "--weights", sr->weights, rules.game, &s->weights)))
+        return rc;
+    s->mcts = c->p;
+    s->limits = c->l;
+    s->temperature = o->set.temperature;
+    s->temp_plies = o->set.temp_plies;
+    s->resign_on = o->set.resign_on;
+    s->resign_value = o->set.resign_value;
+    s->resign_share = o->set.resign_share;
+    s->top = o->set.top;
+    if (op->kind) {
+        s->open_kind = op->kind == CLI_OPEN_NONE     ? GL_OPEN_NONE
+                       : op->kind == CLI_OPEN_POLICY ? GL_OPEN_POLICY
+                                                     : GL_OPEN_RANDOM;
+        s->open_plies = (int)op->turns;
     }
-    if (mcts) {
-        char buf[1024];
-        if (snprintf(buf, sizeof buf, "%s", mcts) >= (int)sizeof buf) {
-            cli_error(cmd, "--mcts: too long");
-            return CLI_USAGE;
-        }
-        char *save = NULL;
-        for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-            char *eq = strchr(kv, '=');
-            if (!eq) {
-                cli_error(cmd, "--mcts: '%s' is not NAME=VALUE", kv);
-                return CLI_USAGE;
-            }
-            *eq = 0;
-            if (!strcmp(kv, "threads") || !strcmp(kv, "seed")) {
-                cli_error(cmd, "--mcts: %s is set by self-play (--threads-per-game, --seed)", kv);
-                return CLI_USAGE;
-            }
-            int r = mcts_params_set(&s->mcts, &s->limits, kv, eq + 1, err, sizeof err);
-            if (r < 0) {
-                cli_error(cmd, "--mcts: %s", err);
-                return CLI_USAGE;
-            }
-            if (r == 0) {
-                cli_error(cmd, "--mcts: unknown parameter '%s'", kv);
-                return CLI_USAGE;
-            }
-        }
-    }
-    if (have_playouts) s->limits.playouts = playouts;
-    if (time_s > 0) {
-        s->limits.playouts = 0;
-        s->limits.time_s = time_s;
-    }
-    s->mcts.threads = (int)tpg;
-    s->top = (int)top;
-    if (openings) {
-        char kind[16];
-        long k = 0;
-        const char *colon = strchr(openings, ':');
-        size_t kl = colon ? (size_t)(colon - openings) : strlen(openings);
-        if (kl >= sizeof kind) kl = sizeof kind - 1;
-        memcpy(kind, openings, kl);
-        kind[kl] = 0;
-        if (!strcmp(openings, "none")) {
-            s->open_kind = GL_OPEN_NONE;
-            s->open_plies = 0;
-        } else if (colon && (!strcmp(kind, "random") || !strcmp(kind, "policy"))) {
-            if (cli_parse_long(cmd, "--openings", colon + 1, 0, 1000, &k)) return CLI_USAGE;
-            s->open_kind = !strcmp(kind, "random") ? GL_OPEN_RANDOM : GL_OPEN_POLICY;
-            s->open_plies = (int)k;
-        } else {
-            cli_error(cmd, "--openings: '%s' is not random:K, policy:K or none", openings);
-            return CLI_USAGE;
-        }
-    }
-    book_t bk;
-    memset(&bk, 0, sizeof bk);
-    if (book) {
-        if (book_load(book, &rules, &bk, err, sizeof err)) {
-            cli_error(cmd, "--book: %s", err);
+    if (op->lines) {
+        char err[1024];
+        if (book_load(op->lines, &rules, bk, err, sizeof err)) {
+            cli_error(cmd, "--openings lines:FILE: %s", err);
             return CLI_FAIL;
         }
-        s->book = &bk;
+        s->book = bk;
         s->open_kind = GL_OPEN_BOOK;
         s->open_plies = 0;
     }
-    if (temp) {
-        double t, n = s->temp_plies;
-        bool has_n;
-        if (parse_pair("--temperature", temp, 0, 100, &t, 0, 65535, &n, &has_n)) return CLI_USAGE;
-        s->temperature = (float)t;
-        if (has_n) s->temp_plies = (int)n;
-    }
-    if (resign) {
-        if (!strcmp(resign, "off"))
-            s->resign_on = false;
-        else {
-            double v, share = s->resign_share;
-            bool has_share;
-            if (parse_pair("--resign", resign, -1, 1, &v, 0, 1, &share, &has_share))
-                return CLI_USAGE;
-            s->resign_on = true;
-            s->resign_value = (float)v;
-            s->resign_share = (float)share;
-        }
-    }
+    return CLI_OK;
+}
 
+static int bench(own_t *o, uint64_t games) {
+    sp_summary_t sum;
+    char err[1024];
+    int at_once = o->ro.games_at_once;
+    if (sp_bench(&o->ro.set, 0, games, at_once, &sum, err, sizeof err)) {
+        cli_error("selfplay", "%s", err);
+        return CLI_FAIL;
+    }
+    printf("bench: %llu games in %.2f s: %.3f games/s, %.0f positions/s, W %llu D %llu L "
+           "%llu, avg %.1f actions (no MPI, no log, %d game%s at once)\n",
+           (unsigned long long)sum.games_played, sum.seconds,
+           sum.seconds > 0 ? (double)sum.games_played / sum.seconds : 0.0,
+           sum.seconds > 0 ? (double)sum.actions / sum.seconds : 0.0, (unsigned long long)sum.white,
+           (unsigned long long)sum.draws, (unsigned long long)sum.black,
+           sum.games_played ? (double)sum.actions / (double)sum.games_played : 0.0, at_once,
+           at_once > 1 ? "s" : "");
+    return CLI_OK;
+}
+
+static int run_logs(own_t *o) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -348,63 +251,90 @@ int cmd_selfplay(int argc, char **argv) {
     sa.sa_flags = SA_RESTART;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
-
+    o->ro.stop = &stop_flag;
+    o->ro.out = stderr;
     sp_summary_t sum;
-    if (bench) {
-        rc = sp_bench(s, 0, games, (int)(threads / tpg), &sum, err, sizeof err);
-        book_free(&bk);
-        if (rc) {
-            cli_error(cmd, "%s", err);
-            return CLI_FAIL;
-        }
-        printf("bench: %llu games in %.2f s: %.3f games/s, %.0f positions/s, W %llu D %llu L "
-               "%llu, avg %.1f actions (no MPI, no log, %ld game%s at once)\n",
-               (unsigned long long)sum.games_played, sum.seconds,
-               sum.seconds > 0 ? (double)sum.games_played / sum.seconds : 0.0,
-               sum.seconds > 0 ? (double)sum.actions / sum.seconds : 0.0,
-               (unsigned long long)sum.white, (unsigned long long)sum.draws,
-               (unsigned long long)sum.black,
-               sum.games_played ? (double)sum.actions / (double)sum.games_played : 0.0,
-               threads / tpg, threads / tpg > 1 ? "s" : "");
-        return CLI_OK;
-    }
-
-    ro.games = games;
-    ro.dir = out;
-    ro.games_at_once = (int)(threads / tpg);
-    ro.quiet = quiet;
-    ro.repair = repair;
-    ro.level = (int)level;
-    ro.code = coding;
-    ro.stats = !nostats;
-    ro.frame_games = (uint32_t)fgames;
-    ro.frame_seconds = fsecs;
-    ro.stop = &stop_flag;
-    ro.out = stderr;
-    rc = sp_run(&ro, &sum, err, sizeof err);
-    book_free(&bk);
-    if (rc) {
-        if (err[0]) cli_error(cmd, "%s", err);
+    char err[1024];
+    if (sp_run(&o->ro, &sum, err, sizeof err)) {
+        if (err[0]) cli_error("selfplay", "%s", err);
         return CLI_FAIL;
     }
     if (sum.rank != 0) return stop_flag ? 3 : CLI_OK;
     double gps = sum.seconds > 0 ? (double)sum.games_played / sum.seconds : 0;
+    int at_once = o->ro.games_at_once;
     fprintf(stderr,
             "selfplay: %s: %llu/%llu games in %s (%llu this run in %.1f s: %.3f games/s, %.0f "
-            "positions/s; White %llu Draw %llu Black %llu; avg %.1f actions; %d rank%s x %ld "
+            "positions/s; White %llu Draw %llu Black %llu; avg %.1f actions; %d rank%s x %d "
             "game%s at once)\n",
             sum.complete ? "done" : "stopped",
             (unsigned long long)(sum.games_before + sum.games_played),
-            (unsigned long long)sum.games_total, out, (unsigned long long)sum.games_played,
+            (unsigned long long)sum.games_total, o->ro.dir, (unsigned long long)sum.games_played,
             sum.seconds, gps, sum.seconds > 0 ? (double)sum.actions / sum.seconds : 0.0,
             (unsigned long long)sum.white, (unsigned long long)sum.draws,
             (unsigned long long)sum.black,
             sum.games_played ? (double)sum.actions / (double)sum.games_played : 0.0, sum.ranks,
-            sum.ranks > 1 ? "s" : "", threads / tpg, threads / tpg > 1 ? "s" : "");
+            sum.ranks > 1 ? "s" : "", at_once, at_once > 1 ? "s" : "");
     if (!sum.complete) {
         fprintf(stderr, "selfplay: %llu games abandoned; rerun the same command to resume\n",
                 (unsigned long long)sum.games_abandoned);
         return 3;
     }
     return CLI_OK;
+}
+
+int cmd_selfplay(int argc, char **argv) {
+    static const struct option run_opts[] = {
+        CLI_LONGOPT_RUN,     CLI_LONGOPT_OUT_DIR, CLI_LONGOPT_GAMES, CLI_LONGOPT_SEED,
+        CLI_LONGOPT_THREADS, CLI_LONGOPT_QUIET,   {0, 0, 0, 0}};
+    static const struct option own_opts[] = {{"threads-per-game", required_argument, 0, O_TPG},
+                                             {"temperature", required_argument, 0, O_TEMP},
+                                             {"resign", required_argument, 0, O_RESIGN},
+                                             {"top", required_argument, 0, O_TOP},
+                                             {"no-stats", no_argument, 0, O_NOSTATS},
+                                             {"coding", required_argument, 0, O_CODING},
+                                             {"level", required_argument, 0, O_LEVEL},
+                                             {"frame-games", required_argument, 0, O_FGAMES},
+                                             {"frame-seconds", required_argument, 0, O_FSECS},
+                                             {"repair", no_argument, 0, O_REPAIR},
+                                             {"bench", no_argument, 0, O_BENCH},
+                                             {0, 0, 0, 0}};
+    static own_t o; /* large (weights, settings); one per process */
+    static cli_search_t sr;
+    memset(&o, 0, sizeof o);
+    sp_settings_default(&o.set, GK_GAME_GOUNKI); /* the search's defaults are every game's */
+    o.ro.stats = true;
+    o.ro.code = GL_CODE_INDEX;
+    o.search = &sr;
+    cli_search_init(&sr, &o.set.mcts, &o.set.limits, CLI_SEARCH_WEIGHTS);
+    cli_pos_opts_t po;
+    cli_pos_defaults(&po);
+    po.allow = CLI_POS_RULES | CLI_POS_PLIES;
+    po.why = "self-play starts from the start position (or opening lines: --openings lines:FILE)";
+    cli_run_t run;
+    cli_run_init(&run, run_opts);
+    cli_openings_t op;
+    cli_openings_init(&op, CLI_OPEN_RANDOM | CLI_OPEN_POLICY | CLI_OPEN_NONE | CLI_OPEN_LINES,
+                      1000);
+    const cli_group_t groups[] = {cli_pos_group(&po),
+                                  cli_search_group(&sr),
+                                  cli_run_group(&run),
+                                  cli_openings_group(&op),
+                                  {own_opts, own_take, &o}};
+    int first, rc = cli_getopt("selfplay", argc, argv, groups, 5, 0, &first);
+    if (rc == CLI_HELP) {
+        usage(&sr);
+        return CLI_OK;
+    }
+    book_t bk;
+    memset(&bk, 0, sizeof bk);
+    if (!rc) rc = settle(&po, &run, &sr, &op, &o, &bk);
+    if (!rc) {
+        o.ro.games = run.games;
+        o.ro.dir = run.dir;
+        o.ro.games_at_once = (int)(run.threads / o.ro.set.mcts.threads);
+        o.ro.quiet = run.quiet;
+        rc = o.bench ? bench(&o, run.games) : run_logs(&o);
+    }
+    book_free(&bk);
+    return rc;
 }

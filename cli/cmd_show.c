@@ -3,17 +3,27 @@
 #include <string.h>
 
 #include "cli.h"
+#include "view_out.h"
 
 const char cmd_show_summary[] = "print a position: board, side to move, position string";
 
 static const char help[] =
-    "usage: gounki show [--game G] [--position P] [--moves \"M1 M2 ...\"]\n"
+    "usage: gounki show [--game G] [--position P] [--moves \"M1 M2 ...\"] [--svg F] [--png F]\n"
     "Prints the board, the side to move, the number of legal complete\n"
-    "moves, the result when the game is over, and the position string.\n" CLI_POS_HELP;
+    "moves, the result when the game is over, and the position string.\n" CLI_POS_HELP
+    "  --svg FILE         also draw the board as an SVG picture (- = standard output,\n"
+    "                     then nothing else is printed); the last of --moves is an arrow\n"
+    "  --png FILE         the same picture as PNG (needs rsvg-convert, librsvg2-bin)\n";
+
+enum { OPT_SVG = 0x2001, OPT_PNG = 0x2002 }; /* long options only, above CLI_OPT_* */
 
 int cmd_show(int argc, char **argv) {
-    static const struct option opts[] = {
-        CLI_POS_LONGOPTS, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {CLI_POS_LONGOPTS,
+                                         {"svg", required_argument, 0, OPT_SVG},
+                                         {"png", required_argument, 0, OPT_PNG},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    const char *svg = NULL, *png = NULL;
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
     int c;
@@ -25,6 +35,10 @@ int cmd_show(int argc, char **argv) {
         if (c == 'h') {
             fputs(help, stdout);
             return CLI_OK;
+        }
+        if (c == OPT_SVG || c == OPT_PNG) {
+            *(c == OPT_SVG ? &svg : &png) = optarg;
+            continue;
         }
         return cli_bad_option("show", argc, argv);
     }
@@ -38,6 +52,10 @@ int cmd_show(int argc, char **argv) {
     hist = &hist_buf;
     int rc = cli_load_position("show", &po, &pos, hist);
     if (rc) return rc;
+    if (svg || png) {
+        if ((rc = cli_view_board("show", &po, &pos, svg, png))) return rc;
+        if (svg && !strcmp(svg, "-")) return CLI_OK;
+    }
     const gk_game_t *g = gk_game_of(&pos);
     char board[GK_BOARD_TEXT_MAX], text[GK_POS_TEXT_MAX];
     if (g->board_text(&pos, board, sizeof board) < 0 ||

@@ -823,20 +823,74 @@ static bool short_elim_shape(const gk_pos_t *p, int from, int to) {
 }
 
 static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq, int cap,
+                           char *err, size_t errcap);
+
+/* A move typed with spaces between squares ("e3 e5", "g4 d4 b4"): low holds one ' '
+ * where a space stood between two squares.  Several, or a ':' anywhere, make a jump
+ * chain; one alone is the slide, elimination or jump that is legal (they never share
+ * a destination square). */
+static int parse_spaced(const gk_pos_t *p, const char *low, gk_action_t *seq, int cap, char *err,
+                        size_t errcap) {
+    const char *sp = strchr(low, ' ');
+    char t[GK_MOVE_TEXT_MAX];
+    snprintf(t, sizeof t, "%s", low);
+    if (strchr(sp + 1, ' ') || strchr(low, ':')) {
+        for (char *c = t; *c; c++)
+            if (*c == ' ') *c = ':';
+        return gobs_parse_move(p, t, seq, cap, err, errcap);
+    }
+    const char *to = sp + 1;
+    const int from = (low[1] - '1') * 9 + (low[0] - 'a');
+    const int dest = (to[1] - '1') * 9 + (to[0] - 'a');
+    const int ff = from % 9, fr = from / 9, tf = dest % 9, tr = dest / 9;
+    const int sf = (tf > ff) - (tf < ff), sr = (tr > fr) - (tr < fr);
+    bool over = false; /* a piece between, on a line: the shape of a jump */
+    if (from != dest && (ff == tf || fr == tr || abs(tf - ff) == abs(tr - fr)))
+        for (int f = ff + sf, r = fr + sr; f != tf || r != tr; f += sf, r += sr)
+            over |= p->b.cell[9 * r + f] != GOBS_EMPTY;
+    /* The reason worth giving when none is legal: a capture's, a jump's or a slide's. */
+    const char want = p->b.cell[dest] == 2 - p->stm ? 'x' : over ? ':' : '-';
+    char keep[256] = "";
+    for (const char *sep = "-x:"; *sep; sep++) {
+        t[sp - low] = *sep;
+        int n = gobs_parse_move(p, t, seq, cap, err, errcap);
+        if (n >= 0) return n;
+        if (*sep == want) snprintf(keep, sizeof keep, "%s", err);
+    }
+    return gk_fail(err, errcap, GK_E_INVALID, "%s", keep);
+}
+
+static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq, int cap,
                            char *err, size_t errcap) {
     char low[GK_MOVE_TEXT_MAX];
     size_t len = 0;
-    for (; text[len]; len++) {
+    bool spaced = false;
+    for (size_t i = 0; text[i]; i++) {
         if (len + 1 >= sizeof low)
             return gk_fail(err, errcap, GK_E_INVALID, "move text is too long");
-        const unsigned char ch = (unsigned char)text[len];
-        if (ch <= ' ' || ch > '~') { /* also keeps the error messages one printable line */
-            return gk_fail(err, errcap, GK_E_INVALID,
-                           "move contains a space, control or non-ASCII character");
+        const unsigned char ch = (unsigned char)text[i];
+        if (ch == ' ' || ch == '\t') {
+            /* Spaces are read as Gounki reads them: between two squares they separate
+             * them, elsewhere ("e3 - e5") they are dropped. */
+            const char *next = text + i + strspn(text + i, " \t");
+            bool between = len >= 2 && low[len - 1] >= '1' && low[len - 1] <= '9' &&
+                           tolower((unsigned char)next[0]) >= 'a' &&
+                           tolower((unsigned char)next[0]) <= 'i' && next[1] >= '1' &&
+                           next[1] <= '9';
+            if (between) low[len++] = ' ', spaced = true;
+            i = (size_t)(next - text) - 1;
+            continue;
         }
-        low[len] = (char)tolower(ch);
+        if (ch < ' ' || ch > '~') { /* also keeps the error messages one printable line */
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "move contains a control or non-ASCII character");
+        }
+        low[len++] = (char)tolower(ch);
     }
     low[len] = 0;
+    if (spaced && low[0] >= 'a' && low[0] <= 'i' && low[1] >= '1' && low[1] <= '9' &&
+        p->result == GK_ONGOING)
+        return parse_spaced(p, low, seq, cap, err, errcap);
     if (p->result != GK_ONGOING) return gk_fail(err, errcap, GK_E_INVALID, "the game is over");
     if (len == 0) return gk_fail(err, errcap, GK_E_INVALID, "empty move");
     gk_action_t list[GK_MAX_ACTIONS];

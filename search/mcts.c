@@ -25,6 +25,8 @@
 
 #include "../common/clock.h"
 
+#include "params.h"
+
 /* ---- 1. nodes and the arena ---- */
 
 typedef struct node {
@@ -671,9 +673,9 @@ static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, cons
                    : proof_is_loss(pr) ? MCTS_PROVEN_LOSS
                    : pr == PROOF_DRAW  ? MCTS_PROVEN_DRAW
                                        : MCTS_UNPROVEN;
-        c->plies = pr != PROOF_NONE && pr != PROOF_DRAW ? (uint16_t)(proof_dist(pr) + 1) : 0;
+        c->actions = pr != PROOF_NONE && pr != PROOF_DRAW ? (uint16_t)(proof_dist(pr) + 1) : 0;
         if (pr != PROOF_NONE) c->value = proof_value(pr);
-        if (ntrees > 1 && c->proof == MCTS_PROVEN_WIN) root_proof = proof_win(c->plies);
+        if (ntrees > 1 && c->proof == MCTS_PROVEN_WIN) root_proof = proof_win(c->actions);
     }
     /* Sort by proof (wins fastest first), visits, value; losses last, longest first. */
     for (int i = 1; i < n; i++) {
@@ -687,9 +689,9 @@ static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, cons
             if (tk != uk)
                 before = tk > uk;
             else if (tk == 2)
-                before = t.plies < u->plies;
+                before = t.actions < u->actions;
             else if (tk == 0)
-                before = t.plies > u->plies;
+                before = t.actions > u->actions;
             else
                 before = t.visits > u->visits || (t.visits == u->visits && t.value > u->value);
             if (!before) break;
@@ -707,10 +709,10 @@ static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, cons
             const mcts_child_t *c = &out->children[i];
             if (c->proof == MCTS_UNPROVEN) all = 0;
             if (c->proof == MCTS_PROVEN_DRAW) draw = 1;
-            if (c->proof == MCTS_PROVEN_LOSS && c->plies > lossd) lossd = c->plies;
+            if (c->proof == MCTS_PROVEN_LOSS && c->actions > lossd) lossd = c->actions;
         }
         if (out->children[0].proof == MCTS_PROVEN_WIN)
-            pr = proof_win(out->children[0].plies);
+            pr = proof_win(out->children[0].actions);
         else if (all)
             pr = draw ? PROOF_DRAW : proof_loss(lossd);
         else
@@ -720,7 +722,7 @@ static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, cons
                  : proof_is_loss(pr) ? MCTS_PROVEN_LOSS
                  : pr == PROOF_DRAW  ? MCTS_PROVEN_DRAW
                                      : MCTS_UNPROVEN;
-    out->proof_plies = pr != PROOF_NONE && pr != PROOF_DRAW ? (uint16_t)proof_dist(pr) : 0;
+    out->proof_actions = pr != PROOF_NONE && pr != PROOF_DRAW ? (uint16_t)proof_dist(pr) : 0;
     if (out->proof != MCTS_UNPROVEN)
         out->value = proof_value(pr);
     else if (n && out->children[0].visits)
@@ -765,32 +767,6 @@ static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, cons
 
 size_t mcts_node_bytes(void) {
     return sizeof(node_t);
-}
-
-void mcts_params_default(mcts_params_t *p) {
-    memset(p, 0, sizeof *p);
-    p->c_puct = 1.0f;
-    p->fpu = 0.0f;
-    p->temperature = 1.0f;
-    p->playout_depth = 0;
-    p->playout = MCTS_PLAYOUT_POLICY;
-    p->use_eval = true;
-    p->use_priors = true;
-    p->solver = true;
-    p->virtual_loss = 1;
-    p->threads = 1;
-    p->parallel = MCTS_PAR_TREE;
-    p->tree_mb = 256;
-    p->seed = 1;
-    p->noise_alpha = 0.3f;
-    p->noise_frac = 0.0f;
-    p->reuse = true;
-}
-
-void mcts_limits_default(mcts_limits_t *l) {
-    memset(l, 0, sizeof *l);
-    l->playouts = MCTS_DEFAULT_PLAYOUTS;
-    l->early_stop = true;
 }
 
 mcts_t *mcts_new(const mcts_params_t *p, const ev_weights_t *w) {
@@ -1124,129 +1100,188 @@ gk_action_t mcts_sample(const mcts_result_t *r, double temperature, uint64_t *rn
     return r->best;
 }
 
-/* ---- parameters by name ---- */
+/* ---- parameters by name: everything comes from the rows of MCTS_PARAMS and MCTS_LIMITS ---- */
 
-static int parse_num(const char *v, double lo, double hi, double *out) {
-    char *end;
-    if (!v || !*v) return -1;
-    double x = strtod(v, &end);
-    if (*end || !isfinite(x) || x < lo || x > hi) return -1;
-    *out = x;
-    return 0;
+#define PROW_(name, field, ctype, kind, lo, hi, def, choices, help)                                \
+    {#name, MCTS_PK_##kind, false, offsetof(mcts_params_t, field), lo, hi, def, choices, help},
+#define LROW_(name, field, ctype, kind, lo, hi, def, choices, help)                                \
+    {#name, MCTS_PK_##kind, true, offsetof(mcts_limits_t, field), lo, hi, def, choices, help},
+static const mcts_param_info_t rows[] = {MCTS_PARAMS(PROW_) MCTS_LIMITS(LROW_)};
+#undef PROW_
+#undef LROW_
+#define NROWS ((int)(sizeof rows / sizeof rows[0]))
+_Static_assert(sizeof rows / sizeof rows[0] <= 64, "mcts_config_t.set has 64 bits");
+_Static_assert(MCTS_PAR_TREE == 0 && MCTS_PAR_ROOT == 1, "parallel=tree|root indices");
+_Static_assert(MCTS_PLAYOUT_POLICY == 0 && MCTS_PLAYOUT_RANDOM == 1, "playout=policy|random");
+
+int mcts_param_count(void) {
+    return NROWS;
 }
 
-static int parse_bool(const char *v, bool *out) {
-    if (!strcmp(v, "1") || !strcmp(v, "true") || !strcmp(v, "on") || !strcmp(v, "yes"))
-        *out = true;
-    else if (!strcmp(v, "0") || !strcmp(v, "false") || !strcmp(v, "off") || !strcmp(v, "no"))
-        *out = false;
-    else
-        return -1;
+const mcts_param_info_t *mcts_param_at(int i) {
+    return i >= 0 && i < NROWS ? &rows[i] : NULL;
+}
+
+int mcts_param_find(const char *name) {
+    if (!strcmp(name, "temperature")) name = "prior_temperature";
+    for (int i = 0; i < NROWS; i++)
+        if (!strcmp(rows[i].name, name)) return i;
+    return -1;
+}
+
+static uint64_t u64_max(double hi) {
+    return hi >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)hi;
+}
+
+/* Stores x (already in range) into the field of row r in base. */
+static void store(const mcts_param_info_t *r, void *base, double x, uint64_t u) {
+    char *f = (char *)base + r->offset;
+    switch (r->kind) {
+    case MCTS_PK_FLOAT: *(float *)f = (float)x; break;
+    case MCTS_PK_DOUBLE: *(double *)f = x; break;
+    case MCTS_PK_INT:
+    case MCTS_PK_ENUM: *(int *)f = (int)x; break;
+    case MCTS_PK_U64: *(uint64_t *)f = u; break;
+    case MCTS_PK_BOOL: *(bool *)f = x != 0; break;
+    }
+}
+
+void mcts_params_default(mcts_params_t *p) {
+    memset(p, 0, sizeof *p);
+    for (int i = 0; i < NROWS; i++)
+        if (!rows[i].limit) store(&rows[i], p, rows[i].def, (uint64_t)rows[i].def);
+}
+
+void mcts_limits_default(mcts_limits_t *l) {
+    memset(l, 0, sizeof *l);
+    for (int i = 0; i < NROWS; i++)
+        if (rows[i].limit) store(&rows[i], l, rows[i].def, (uint64_t)rows[i].def);
+}
+
+/* Reads value for row r into its field.  0, or -1 with the reason in err. */
+static int set_row(const mcts_param_info_t *r, void *base, const char *value, char *err,
+                   size_t errcap) {
+    double x = 0;
+    uint64_t u = 0;
+    long long n;
+    bool b;
+    int k;
+    switch (r->kind) {
+    case MCTS_PK_FLOAT:
+    case MCTS_PK_DOUBLE:
+        if (params_double(value, r->min, r->max, &x, err, errcap)) return -1;
+        break;
+    case MCTS_PK_INT:
+        if (params_int(value, (long long)r->min, (long long)r->max, &n, err, errcap)) return -1;
+        x = (double)n;
+        break;
+    case MCTS_PK_U64:
+        if (params_u64(value, (uint64_t)r->min, u64_max(r->max), &u, err, errcap)) return -1;
+        break;
+    case MCTS_PK_BOOL:
+        if (params_bool(value, &b, err, errcap)) return -1;
+        x = b;
+        break;
+    case MCTS_PK_ENUM:
+        if (params_choice(value, r->choices, &k, err, errcap)) return -1;
+        x = k;
+        break;
+    }
+    store(r, base, x, u);
     return 0;
 }
 
 int mcts_params_set(mcts_params_t *p, mcts_limits_t *l, const char *name, const char *value,
                     char *err, size_t errcap) {
-    double x;
-    bool b;
-#define NUM(key, lo, hi, field, type)                                                              \
-    if (!strcmp(name, key)) {                                                                      \
-        if (parse_num(value, lo, hi, &x)) goto bad_num;                                            \
-        field = (type)x;                                                                           \
-        return 1;                                                                                  \
-    }
-#define INT(key, lo, hi, field, type)                                                              \
-    if (!strcmp(name, key)) {                                                                      \
-        if (parse_num(value, lo, hi, &x) || x != floor(x)) goto bad_int;                           \
-        field = (type)x;                                                                           \
-        return 1;                                                                                  \
-    }
-#define BOOL(key, field)                                                                           \
-    if (!strcmp(name, key)) {                                                                      \
-        if (parse_bool(value, &b)) goto bad_bool;                                                  \
-        field = b;                                                                                 \
-        return 1;                                                                                  \
-    }
-    NUM("c_puct", 0, 100, p->c_puct, float)
-    NUM("fpu", -1, 1, p->fpu, float)
-    NUM("temperature", 0.01, 100, p->temperature, float)
-    INT("playout_depth", -1, 10000, p->playout_depth, int)
-    INT("virtual_loss", 0, 1000, p->virtual_loss, int)
-    INT("threads", 1, 1024, p->threads, int)
-    INT("tree_mb", 1, 65536, p->tree_mb, int)
-    INT("seed", 0, 9007199254740992.0, p->seed, uint64_t)
-    NUM("noise_alpha", 0, 100, p->noise_alpha, float)
-    NUM("noise_frac", 0, 1, p->noise_frac, float)
-    BOOL("solver", p->solver)
-    BOOL("reuse", p->reuse)
-    BOOL("eval", p->use_eval)
-    BOOL("priors", p->use_priors)
-    if (!strcmp(name, "parallel")) {
-        if (!strcmp(value, "tree"))
-            p->parallel = MCTS_PAR_TREE;
-        else if (!strcmp(value, "root"))
-            p->parallel = MCTS_PAR_ROOT;
-        else {
-            snprintf(err, errcap, "parallel: '%s' is not tree or root", value);
-            return -1;
-        }
-        return 1;
-    }
-    if (!strcmp(name, "playout")) {
-        if (!strcmp(value, "policy"))
-            p->playout = MCTS_PLAYOUT_POLICY;
-        else if (!strcmp(value, "random"))
-            p->playout = MCTS_PLAYOUT_RANDOM;
-        else {
-            snprintf(err, errcap, "playout: '%s' is not policy or random", value);
-            return -1;
-        }
-        return 1;
-    }
-    if (l) {
-        INT("playouts", 0, 1e15, l->playouts, uint64_t)
-        INT("nodes", 0, 4e9, l->nodes, uint64_t)
-        NUM("time", 0, 1e7, l->time_s, double)
-        NUM("clock", 0, 1e7, l->clock_s, double)
-        NUM("inc", 0, 1e7, l->inc_s, double)
-        BOOL("early_stop", l->early_stop)
-    }
-    return 0;
-bad_num:
-    snprintf(err, errcap, "%s: '%s' is not a number in range", name, value ? value : "");
-    return -1;
-bad_int:
-    snprintf(err, errcap, "%s: '%s' is not an integer in range", name, value ? value : "");
-    return -1;
-bad_bool:
-    snprintf(err, errcap, "%s: '%s' is not a boolean (1/0, true/false, on/off)", name,
-             value ? value : "");
-    return -1;
-#undef NUM
-#undef INT
-#undef BOOL
+    int i = mcts_param_find(name);
+    if (i < 0 || (rows[i].limit && !l)) return 0;
+    return set_row(&rows[i], rows[i].limit ? (void *)l : (void *)p, value, err, errcap) ? -1 : 1;
 }
 
-const char *mcts_params_help(void) {
-    return "  c_puct=1.0          PUCT exploration constant\n"
-           "  fpu=0               first-play urgency: unvisited child Q = parent Q - fpu\n"
-           "  temperature=1.0     softmax temperature of the policy priors\n"
-           "  playout_depth=0     actions played from a leaf before evaluating (-1: to the end)\n"
-           "  playout=policy      playout moves: policy (sampled from priors) or random\n"
-           "  eval=on             leaf evaluation (off: unfinished playouts score 0.5)\n"
-           "  priors=on           policy priors (off: uniform)\n"
-           "  solver=on           propagate proven wins, losses and draws\n"
-           "  virtual_loss=1      losses counted per thread in flight through a node\n"
-           "  threads=1           search threads\n"
-           "  parallel=tree       tree (one shared tree) or root (one tree per thread)\n"
-           "  tree_mb=256         tree memory in MiB (32 bytes per node)\n"
-           "  seed=1              randomness of playouts and root noise\n"
-           "  noise_alpha=0.3     Dirichlet alpha of the root noise\n"
-           "  noise_frac=0        share of root noise in the root priors (0 = none)\n"
-           "  reuse=on            keep the subtree between moves\n"
-           "  playouts=1000       playouts per move (limits)\n"
-           "  nodes=0             stop when the tree holds this many nodes (0 = no limit)\n"
-           "  time=0              seconds per move (0 = no limit)\n"
-           "  clock=0, inc=0      game clock and increment in seconds: the search allots a share\n"
-           "  early_stop=on       stop when the best move can no longer change\n";
+/* The value of row r's field in base as text ("1", "on", "tree"). */
+static void value_text(const mcts_param_info_t *r, const void *base, char *buf, size_t cap) {
+    const char *f = (const char *)base + r->offset;
+    double x = 0;
+    switch (r->kind) {
+    case MCTS_PK_FLOAT: x = *(const float *)f; break;
+    case MCTS_PK_DOUBLE: x = *(const double *)f; break;
+    case MCTS_PK_INT:
+    case MCTS_PK_ENUM: x = *(const int *)f; break;
+    case MCTS_PK_BOOL: x = *(const bool *)f; break;
+    case MCTS_PK_U64: snprintf(buf, cap, "%llu", (unsigned long long)*(const uint64_t *)f); return;
+    }
+    if (r->kind == MCTS_PK_BOOL) {
+        snprintf(buf, cap, "%s", x != 0 ? "on" : "off");
+    } else if (r->kind == MCTS_PK_ENUM) {
+        const char *c = r->choices;
+        for (int i = 0; i < (int)x && strchr(c, '|'); i++) c = strchr(c, '|') + 1;
+        snprintf(buf, cap, "%.*s", (int)strcspn(c, "|"), c);
+    } else {
+        snprintf(buf, cap, "%g", x);
+    }
+}
+
+int mcts_params_help(char *buf, size_t cap, const mcts_params_t *p, const mcts_limits_t *l) {
+    mcts_params_t dp;
+    mcts_limits_t dl;
+    if (!p) mcts_params_default(&dp), p = &dp;
+    if (!l) mcts_limits_default(&dl), l = &dl;
+    size_t n = 0;
+    for (int i = 0; i < NROWS; i++) {
+        const mcts_param_info_t *r = &rows[i];
+        char item[64], range[80] = "", lhs[96];
+        value_text(r, r->limit ? (const void *)l : (const void *)p, item, sizeof item);
+        snprintf(lhs, sizeof lhs, "%s=%s", r->name, item);
+        if (r->kind == MCTS_PK_U64 && u64_max(r->max) == UINT64_MAX)
+            snprintf(range, sizeof range, " [%g, 2^64-1]", r->min);
+        else if (r->kind != MCTS_PK_BOOL && r->kind != MCTS_PK_ENUM)
+            snprintf(range, sizeof range, " [%g, %g]", r->min, r->max);
+        int k = snprintf(buf ? buf + (n < cap ? n : cap) : NULL, n < cap ? cap - n : 0,
+                         "  %-20s %s%s\n", lhs, r->help, range);
+        if (k > 0) n += (size_t)k;
+    }
+    return (int)n;
+}
+
+void mcts_config_init(mcts_config_t *c, const mcts_params_t *p, const mcts_limits_t *l) {
+    if (p)
+        c->p = *p;
+    else
+        mcts_params_default(&c->p);
+    if (l)
+        c->l = *l;
+    else
+        mcts_limits_default(&c->l);
+    c->set = 0;
+}
+
+int mcts_config_set(mcts_config_t *c, const char *name, const char *value, char *err,
+                    size_t errcap) {
+    int i = mcts_param_find(name);
+    if (i < 0) return 0;
+    if (c->set >> i & 1) {
+        snprintf(err, errcap, "already set by an earlier option");
+        return -1;
+    }
+    int r = mcts_params_set(&c->p, &c->l, name, value, err, errcap);
+    if (r > 0) c->set |= 1ull << i;
+    return r;
+}
+
+static int config_item(void *ctx, const char *name, const char *value, char *err, size_t cap) {
+    return mcts_config_set(ctx, name, value, err, cap);
+}
+
+int mcts_config_set_list(mcts_config_t *c, const char *list, char *err, size_t errcap) {
+    return params_list(list, config_item, c, err, errcap);
+}
+
+bool mcts_config_isset(const mcts_config_t *c, const char *name) {
+    int i = mcts_param_find(name);
+    return i >= 0 && (c->set >> i & 1);
+}
+
+void mcts_config_finish(mcts_config_t *c) {
+    bool timed = mcts_config_isset(c, "time") || mcts_config_isset(c, "clock");
+    if (timed && !mcts_config_isset(c, "playouts")) c->l.playouts = 0;
 }

@@ -52,40 +52,67 @@
 enum { MCTS_PAR_TREE = 0, MCTS_PAR_ROOT = 1 };
 enum { MCTS_PLAYOUT_POLICY = 0, MCTS_PLAYOUT_RANDOM = 1 };
 
-/* Every tunable constant of the search, by name (mcts_params_set() uses these names). */
-typedef struct mcts_params {
-    float c_puct;      /* exploration constant of PUCT (c_puct) */
-    float fpu;         /* first-play urgency: unvisited child Q = parent Q - fpu (fpu) */
-    float temperature; /* softmax temperature of the policy priors (temperature) */
-    int playout_depth; /* actions played from a leaf before evaluating; 0 = pure
-                          evaluation; -1 = play to the end of the game (playout_depth) */
-    int playout;       /* MCTS_PLAYOUT_POLICY (sample from the priors) or _RANDOM (playout) */
-    bool use_eval;     /* false: a playout that stops early scores 0.5 (eval) */
-    bool use_priors;   /* false: uniform priors, no move features (priors) */
-    bool solver;       /* propagate proven values (solver) */
-    int virtual_loss;  /* losses counted per thread in flight through a node (virtual_loss) */
-    int threads;       /* OpenMP threads (threads) */
-    int parallel;      /* MCTS_PAR_TREE or MCTS_PAR_ROOT (parallel=tree|root) */
-    int tree_mb;       /* arena size in MiB (tree_mb) */
-    uint64_t seed;     /* playout and noise randomness (seed) */
-    float noise_alpha; /* Dirichlet alpha of root noise (noise_alpha) */
-    float noise_frac;  /* weight of root noise in the priors; 0 = none (noise_frac) */
-    bool reuse;        /* keep the subtree between searches (reuse) */
-} mcts_params_t;
-
-/* Budget of one search.  Zero means "no limit of this kind"; at least one of playouts,
- * time_s or clock_s must be set (mcts_search() otherwise uses MCTS_DEFAULT_PLAYOUTS). */
-typedef struct mcts_limits {
-    uint64_t playouts; /* playouts in this search (reused visits do not count) */
-    uint64_t nodes;    /* stop when the tree holds this many nodes */
-    double time_s;     /* seconds for this move */
-    double clock_s;    /* remaining time on the mover's game clock ... */
-    double inc_s;      /* ... and its increment per move: the search allots a share */
-    bool early_stop;   /* stop when the best action can no longer change (default on) */
-} mcts_limits_t;
-
 #define MCTS_DEFAULT_PLAYOUTS 1000
-#define MCTS_MAX_PV           64
+
+/* The search parameters: one row each, the only place where a parameter is declared.
+ * The rows generate the fields of mcts_params_t and mcts_limits_t, the defaults
+ * (mcts_params_default, mcts_limits_default), the setter by name (mcts_params_set), the
+ * help text (mcts_params_help) and the program's flags (`gounki analyse --NAME`).
+ *   X(NAME, FIELD, C TYPE, KIND, MIN, MAX, DEFAULT, CHOICES, HELP)
+ * KIND is FLOAT, DOUBLE, INT, U64, BOOL or ENUM; an ENUM is stored as the index of its
+ * value among CHOICES ("a|b"), so its constants below must follow that order. */
+#define MCTS_PARAMS(X)                                                                             \
+    X(c_puct, c_puct, float, FLOAT, 0, 100, 1.0, NULL, "PUCT exploration constant")                \
+    X(fpu, fpu, float, FLOAT, -1, 1, 0, NULL,                                                      \
+      "first-play urgency: unvisited child Q = parent Q - fpu")                                    \
+    X(prior_temperature, temperature, float, FLOAT, 0.01, 100, 1.0, NULL,                          \
+      "softmax temperature of the policy priors (also: temperature=)")                             \
+    X(playout_depth, playout_depth, int, INT, -1, 10000, 0, NULL,                                  \
+      "actions played from a leaf before evaluating (-1: to the end)")                             \
+    X(playout, playout, int, ENUM, 0, 1, MCTS_PLAYOUT_POLICY, "policy|random",                     \
+      "playout moves: policy (sampled from the priors) or random")                                 \
+    X(eval, use_eval, bool, BOOL, 0, 1, 1, NULL,                                                   \
+      "leaf evaluation (off: unfinished playouts score 0.5)")                                      \
+    X(priors, use_priors, bool, BOOL, 0, 1, 1, NULL, "policy priors (off: uniform)")               \
+    X(solver, solver, bool, BOOL, 0, 1, 1, NULL, "propagate proven wins, losses and draws")        \
+    X(virtual_loss, virtual_loss, int, INT, 0, 1000, 1, NULL,                                      \
+      "losses counted per thread in flight through a node")                                        \
+    X(threads, threads, int, INT, 1, 1024, 1, NULL, "search threads")                              \
+    X(parallel, parallel, int, ENUM, 0, 1, MCTS_PAR_TREE, "tree|root",                             \
+      "tree (one shared tree) or root (one tree per thread)")                                      \
+    X(tree_mb, tree_mb, int, INT, 1, 65536, 256, NULL, "tree memory in MiB (32 bytes per node)")   \
+    X(seed, seed, uint64_t, U64, 0, UINT64_MAX, 1, NULL, "randomness of playouts and root noise")  \
+    X(noise_alpha, noise_alpha, float, FLOAT, 0, 100, 0.3, NULL,                                   \
+      "Dirichlet alpha of the root noise")                                                         \
+    X(noise_frac, noise_frac, float, FLOAT, 0, 1, 0, NULL,                                         \
+      "share of root noise in the root priors (0 = none)")                                         \
+    X(reuse, reuse, bool, BOOL, 0, 1, 1, NULL, "keep the subtree between moves")
+
+/* The budget of one search, in the same form.  Zero means "no limit of this kind"; at
+ * least one of playouts, time or clock must be set (mcts_search() otherwise uses
+ * MCTS_DEFAULT_PLAYOUTS). */
+#define MCTS_LIMITS(X)                                                                             \
+    X(playouts, playouts, uint64_t, U64, 0, 1e15, MCTS_DEFAULT_PLAYOUTS, NULL,                     \
+      "playouts per move, reused visits not counted (0 = no limit)")                               \
+    X(nodes, nodes, uint64_t, U64, 0, 4e9, 0, NULL,                                                \
+      "stop when the tree holds this many nodes (0 = no limit)")                                   \
+    X(time, time_s, double, DOUBLE, 0, 1e7, 0, NULL, "seconds per move (0 = no limit)")            \
+    X(clock, clock_s, double, DOUBLE, 0, 1e7, 0, NULL,                                             \
+      "time on the mover's clock in seconds; the search takes a share")                            \
+    X(inc, inc_s, double, DOUBLE, 0, 1e7, 0, NULL, "clock increment per move, in seconds")         \
+    X(early_stop, early_stop, bool, BOOL, 0, 1, 1, NULL,                                           \
+      "stop when the best move can no longer change")
+
+#define MCTS_FIELD_(name, field, ctype, ...) ctype field;
+typedef struct mcts_params {
+    MCTS_PARAMS(MCTS_FIELD_)
+} mcts_params_t;
+typedef struct mcts_limits {
+    MCTS_LIMITS(MCTS_FIELD_)
+} mcts_limits_t;
+#undef MCTS_FIELD_
+
+#define MCTS_MAX_PV 64
 
 /* Proof states, from the point of view of the side to move at the root. */
 enum { MCTS_UNPROVEN = 0, MCTS_PROVEN_WIN = 1, MCTS_PROVEN_LOSS = 2, MCTS_PROVEN_DRAW = 3 };
@@ -93,24 +120,24 @@ enum { MCTS_UNPROVEN = 0, MCTS_PROVEN_WIN = 1, MCTS_PROVEN_LOSS = 2, MCTS_PROVEN
 typedef struct mcts_child {
     gk_action_t action;
     uint32_t visits;
-    float value;    /* mean value for the side to move at the root, in [0, 1] */
-    float prior;    /* policy prior (after root noise) */
-    uint8_t proof;  /* MCTS_UNPROVEN / _WIN / _LOSS / _DRAW for the root's side to move */
-    uint16_t plies; /* length of the proof in actions (from the root) when proven */
+    float value;      /* mean value for the side to move at the root, in [0, 1] */
+    float prior;      /* policy prior (after root noise) */
+    uint8_t proof;    /* MCTS_UNPROVEN / _WIN / _LOSS / _DRAW for the root's side to move */
+    uint16_t actions; /* length of the proof in actions (from the root) when proven */
 } mcts_child_t;
 
 typedef struct mcts_result {
-    gk_action_t best;     /* GK_NO_ACTION only when the root has no legal action */
-    float value;          /* root win probability for the side to move */
-    uint64_t playouts;    /* playouts run by this search */
-    uint64_t nodes;       /* nodes in the tree at the end */
-    uint64_t reused;      /* visits inherited from the previous search */
-    double seconds;       /* wall time */
-    int depth_max;        /* deepest playout path, in actions */
-    uint8_t proof;        /* MCTS_UNPROVEN / _WIN / _LOSS / _DRAW for the side to move */
-    uint16_t proof_plies; /* actions to the end of the game when proven */
-    bool tree_full;       /* the arena filled up and the tree stopped growing */
-    bool stopped_early;   /* the budget was cut short: best action could not change, or proven */
+    gk_action_t best;       /* GK_NO_ACTION only when the root has no legal action */
+    float value;            /* root win probability for the side to move */
+    uint64_t playouts;      /* playouts run by this search */
+    uint64_t nodes;         /* nodes in the tree at the end */
+    uint64_t reused;        /* visits inherited from the previous search */
+    double seconds;         /* wall time */
+    int depth_max;          /* deepest playout path, in actions */
+    uint8_t proof;          /* MCTS_UNPROVEN / _WIN / _LOSS / _DRAW for the side to move */
+    uint16_t proof_actions; /* actions to the end of the game when proven */
+    bool tree_full;         /* the arena filled up and the tree stopped growing */
+    bool stopped_early;     /* the budget was cut short: best action could not change, or proven */
     int pv_len;
     gk_action_t pv[MCTS_MAX_PV]; /* principal variation from the root, most visited */
     int nchildren;               /* root children, sorted by visits, then value */
@@ -119,17 +146,63 @@ typedef struct mcts_result {
 
 typedef struct mcts mcts_t;
 
-/* Default parameters (the values the tests and bench use unless told otherwise). */
+/* The defaults of the tables above (the values the tests and bench use unless told
+ * otherwise). */
 void mcts_params_default(mcts_params_t *p);
-void mcts_limits_default(mcts_limits_t *l); /* MCTS_DEFAULT_PLAYOUTS, early stop on */
+void mcts_limits_default(mcts_limits_t *l);
 
-/* Sets one parameter by name (the names in mcts_params_t's comments, plus the limits
- * playouts, nodes, time, clock, inc, early_stop when l is not NULL).  Returns 1 when
- * it set it, 0 when the name is not one of these, -1 on a bad value (reason in err). */
+/* Sets one parameter by NAME (the limits too when l is not NULL), value read as
+ * search/params.h reads values.  Returns 1 when it set it, 0 when the name is not one of
+ * the tables' (or a limit and l is NULL), -1 on a bad value with the reason in err
+ * ("5 is out of range [-1, 1]"; the caller names the parameter). */
 int mcts_params_set(mcts_params_t *p, mcts_limits_t *l, const char *name, const char *value,
                     char *err, size_t errcap);
-/* One help line per parameter ("name=default  meaning"), for --help texts. */
-const char *mcts_params_help(void);
+/* The help text: one line per parameter, "  NAME=VALUE  meaning [range]", the values
+ * those of p and l (NULL: the defaults).  Returns the length it needs (as snprintf);
+ * MCTS_HELP_MAX is always enough. */
+#define MCTS_HELP_MAX 4096
+int mcts_params_help(char *buf, size_t cap, const mcts_params_t *p, const mcts_limits_t *l);
+
+/* The rows of the tables, in order (parameters, then limits), for programs that make a
+ * flag of each one. */
+enum { MCTS_PK_FLOAT, MCTS_PK_DOUBLE, MCTS_PK_INT, MCTS_PK_U64, MCTS_PK_BOOL, MCTS_PK_ENUM };
+typedef struct mcts_param_info {
+    const char *name;
+    int kind;            /* MCTS_PK_* */
+    bool limit;          /* a field of mcts_limits_t, else of mcts_params_t */
+    size_t offset;       /* of the field in its struct */
+    double min, max;     /* MCTS_PK_U64: max >= 2^64 means UINT64_MAX */
+    double def;          /* default (an ENUM's index) */
+    const char *choices; /* MCTS_PK_ENUM: "a|b", else NULL */
+    const char *help;
+} mcts_param_info_t;
+int mcts_param_count(void);
+const mcts_param_info_t *mcts_param_at(int i);
+/* The row of a name, or -1.  "temperature" is an older name of prior_temperature, kept
+ * for specs written before the move-sampling temperature of self-play took the word. */
+int mcts_param_find(const char *name);
+
+/* A search configuration being built from options: parameters, limits, and which of
+ * them were set by name, so that a parameter set twice (in one list, or by two options)
+ * is refused and "time alone" can be told from "time and playouts". */
+typedef struct mcts_config {
+    mcts_params_t p;
+    mcts_limits_t l;
+    uint64_t set; /* bit i: row i (mcts_param_at) was set */
+} mcts_config_t;
+
+/* Starts from p and l (NULL: the defaults) with nothing set. */
+void mcts_config_init(mcts_config_t *c, const mcts_params_t *p, const mcts_limits_t *l);
+/* As mcts_params_set(); -1 also when the parameter was already set. */
+int mcts_config_set(mcts_config_t *c, const char *name, const char *value, char *err,
+                    size_t errcap);
+/* A NAME=VALUE[,...] list (search/params.h).  Returns 0, or -1 with a reason naming the
+ * item. */
+int mcts_config_set_list(mcts_config_t *c, const char *list, char *err, size_t errcap);
+bool mcts_config_isset(const mcts_config_t *c, const char *name);
+/* Applies the one rule between options: a budget in time (time or clock) without
+ * playouts has no playout limit (time alone decides).  Call once, after the options. */
+void mcts_config_finish(mcts_config_t *c);
 
 /* Bytes per tree node (the arena holds tree_mb * 2^20 / MCTS_NODE_BYTES nodes). */
 #define MCTS_NODE_BYTES 32

@@ -1,16 +1,15 @@
 /* search/player.c -- player specs and dispatch to the MCTS and the baselines. */
 #include "player.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/clock.h"
 #include "../eval/eval.h"
 #include "baselines.h"
 #include "mcts.h"
-#include "../common/clock.h"
+#include "params.h"
 
 #define SPEC_MAX 1024
 
@@ -53,71 +52,115 @@ void player_free(player_t *pl) {
     free(pl);
 }
 
-static int parse_long(const char *v, long lo, long hi, long *out) {
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (end == v || *end || errno || x < lo || x > hi) return -1;
-    *out = x;
-    return 0;
-}
+/* A spec once read: everything player_new() needs, nothing allocated. */
+typedef struct spec {
+    player_kind_t kind;
+    int eval_kind; /* BL_EVAL_* (greedy, ab) */
+    bool eval_set;
+    bool has_weights;
+    char weights[SPEC_MAX]; /* weights=FILE */
+    ab_limits_t ablim;
+    size_t tt_mb;     /* 0: the default */
+    mcts_config_t mc; /* mcts */
+} spec_t;
 
-static int parse_seconds(const char *v, double *out) {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (end == v || *end || errno || !isfinite(x) || x <= 0 || x > 1e6) return -1;
-    *out = x;
-    return 0;
-}
-
-/* One NAME=VALUE of a baseline spec; returns 0, or -1 with a reason in err. */
-static int baseline_param(player_t *pl, const char *k, const char *v, const char **weights,
-                          int *eval_set, char *err, size_t errcap) {
-    const char *kn = kind_names[pl->kind];
-    long x;
+/* One NAME=VALUE of a baseline spec (params_set_fn). */
+static int baseline_item(void *ctx, const char *k, const char *v, char *err, size_t cap) {
+    spec_t *s = ctx;
+    long long x;
+    int c;
     if (!strcmp(k, "eval")) {
-        if (!strcmp(v, "classic"))
-            pl->eval.kind = BL_EVAL_CLASSIC;
-        else if (!strcmp(v, "ours"))
-            pl->eval.kind = BL_EVAL_OURS;
-        else {
-            snprintf(err, errcap, "%s: eval must be 'classic' or 'ours', not '%s'", kn, v);
-            return -1;
-        }
-        *eval_set = 1;
-        return 0;
+        if (params_choice(v, "classic|ours", &c, err, cap)) return -1;
+        s->eval_kind = c == 0 ? BL_EVAL_CLASSIC : BL_EVAL_OURS;
+        s->eval_set = true;
+        return 1;
     }
     if (!strcmp(k, "weights")) {
-        *weights = v;
-        return 0;
+        snprintf(s->weights, sizeof s->weights, "%s", v);
+        s->has_weights = true;
+        return 1;
     }
-    if (pl->kind == PLAYER_AB && !strcmp(k, "depth")) {
-        if (parse_long(v, 1, AB_MAX_DEPTH, &x)) {
-            snprintf(err, errcap, "ab: depth must be an integer in [1, %d], not '%s'", AB_MAX_DEPTH,
-                     v);
+    if (s->kind != PLAYER_AB) return 0;
+    if (!strcmp(k, "depth")) {
+        if (params_int(v, 1, AB_MAX_DEPTH, &x, err, cap)) return -1;
+        s->ablim.depth = (int)x;
+        return 1;
+    }
+    if (!strcmp(k, "time")) return params_double(v, 1e-6, 1e6, &s->ablim.time_s, err, cap) ? -1 : 1;
+    if (!strcmp(k, "tt_mb")) {
+        if (params_int(v, 1, 4096, &x, err, cap)) return -1;
+        s->tt_mb = (size_t)x;
+        return 1;
+    }
+    return 0;
+}
+
+/* One NAME=VALUE of an mcts spec: weights=FILE, or a parameter of search/mcts.h. */
+static int mcts_item(void *ctx, const char *k, const char *v, char *err, size_t cap) {
+    spec_t *s = ctx;
+    if (!strcmp(k, "weights")) return baseline_item(ctx, k, v, err, cap);
+    return mcts_config_set(&s->mc, k, v, err, cap);
+}
+
+static int parse_spec(const char *spec, spec_t *s, char *err, size_t errcap) {
+    memset(s, 0, sizeof *s);
+    if (!spec || !*spec) {
+        snprintf(err, errcap, "empty player spec (random, greedy, ab:..., mcts:...)");
+        return -1;
+    }
+    if (strlen(spec) >= SPEC_MAX) {
+        snprintf(err, errcap, "player spec longer than %d characters", SPEC_MAX - 1);
+        return -1;
+    }
+    for (const char *c = spec; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            snprintf(err, errcap, "player spec contains a control character");
             return -1;
         }
-        pl->ablim.depth = (int)x;
-        return 0;
+    const char *colon = strchr(spec, ':');
+    size_t kl = colon ? (size_t)(colon - spec) : strlen(spec);
+    int kind = -1;
+    for (int i = 0; i < 4; i++)
+        if (strlen(kind_names[i]) == kl && !strncmp(spec, kind_names[i], kl)) kind = i;
+    if (kind < 0) {
+        snprintf(err, errcap, "unknown player '%.*s' (random, greedy, ab, mcts)",
+                 (int)(kl < 40 ? kl : 40), spec);
+        return -1;
     }
-    if (pl->kind == PLAYER_AB && !strcmp(k, "time")) {
-        if (parse_seconds(v, &pl->ablim.time_s)) {
-            snprintf(err, errcap, "ab: time must be a positive number of seconds, not '%s'", v);
-            return -1;
-        }
-        return 0;
+    s->kind = (player_kind_t)kind;
+    s->eval_kind = BL_EVAL_OURS;
+    mcts_config_init(&s->mc, NULL, NULL);
+    if (!colon) return 0;
+    const char *kn = kind_names[kind];
+    char e2[400];
+    if (!colon[1]) {
+        snprintf(err, errcap, "%s: nothing after ':'", kn);
+        return -1;
     }
-    if (pl->kind == PLAYER_AB && !strcmp(k, "tt_mb")) {
-        if (parse_long(v, 1, 4096, &x)) {
-            snprintf(err, errcap, "ab: tt_mb must be an integer in [1, 4096], not '%s'", v);
-            return -1;
-        }
-        pl->tt_mb = (size_t)x;
-        return 0;
+    if (s->kind == PLAYER_RANDOM) {
+        snprintf(err, errcap, "random: takes no parameters (got '%.40s')", colon + 1);
+        return -1;
     }
-    snprintf(err, errcap, "%s: unknown parameter '%s'", kn, k);
-    return -1;
+    if (params_list(colon + 1, s->kind == PLAYER_MCTS ? mcts_item : baseline_item, s, e2,
+                    sizeof e2)) {
+        snprintf(err, errcap, "%s: %s", kn, e2);
+        return -1;
+    }
+    if (s->kind == PLAYER_MCTS) mcts_config_finish(&s->mc);
+    if (s->has_weights && s->kind != PLAYER_MCTS && s->eval_kind != BL_EVAL_OURS) {
+        snprintf(err, errcap, "%s: weights= needs eval=ours", kn);
+        return -1;
+    }
+    return 0;
+}
+
+int player_check_spec(const char *spec, int game, char *err, size_t errcap) {
+    if (!gk_game_by_id(game)) {
+        snprintf(err, errcap, "unknown game %d", game);
+        return -1;
+    }
+    spec_t s;
+    return parse_spec(spec, &s, err, errcap);
 }
 
 static int load_weights(int game, const char *path, ev_weights_t *w, const char *kn, char *err,
@@ -134,119 +177,34 @@ static int load_weights(int game, const char *path, ev_weights_t *w, const char 
 }
 
 player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
-    if (!spec || !*spec) {
-        snprintf(err, errcap, "empty player spec (random, greedy, ab:..., mcts:...)");
-        return NULL;
-    }
-    if (strlen(spec) >= SPEC_MAX) {
-        snprintf(err, errcap, "player spec longer than %d characters", SPEC_MAX - 1);
-        return NULL;
-    }
-    for (const char *c = spec; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-            snprintf(err, errcap, "player spec contains a control character");
-            return NULL;
-        }
-    if (!gk_game_by_id(game)) {
-        snprintf(err, errcap, "unknown game %d", game);
-        return NULL;
-    }
+    spec_t *s = malloc(sizeof *s);
     player_t *pl = calloc(1, sizeof *pl);
-    if (!pl) {
+    if (!s || !pl) {
         snprintf(err, errcap, "out of memory");
-        return NULL;
-    }
-    pl->game = game;
-    memcpy(pl->spec, spec, strlen(spec) + 1);
-
-    char buf[SPEC_MAX];
-    memcpy(buf, spec, strlen(spec) + 1);
-    char *colon = strchr(buf, ':');
-    char *rest = NULL;
-    if (colon) {
-        *colon = 0;
-        rest = colon + 1;
-    }
-    int kind = -1;
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(buf, kind_names[i])) kind = i;
-    if (kind < 0) {
-        snprintf(err, errcap, "unknown player '%.40s' (random, greedy, ab, mcts)", buf);
         goto fail;
     }
-    pl->kind = (player_kind_t)kind;
-    pl->eval.kind = BL_EVAL_OURS;
-    if (pl->kind == PLAYER_MCTS) {
-        mcts_params_default(&pl->mp);
-        mcts_limits_default(&pl->ml);
+    if (!gk_game_by_id(game)) {
+        snprintf(err, errcap, "unknown game %d", game);
+        goto fail;
     }
-
-    const char *weights = NULL;
-    int eval_set = 0, playouts_set = 0, time_set = 0;
-    if (rest) {
-        if (!*rest) {
-            snprintf(err, errcap, "%s: nothing after ':'", kind_names[kind]);
-            goto fail;
-        }
-        if (rest[0] == ',' || rest[strlen(rest) - 1] == ',' || strstr(rest, ",,")) {
-            snprintf(err, errcap, "%s: empty parameter (two commas, or one at an end)",
-                     kind_names[kind]);
-            goto fail;
-        }
-        char *save = NULL;
-        for (char *tok = strtok_r(rest, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            char *eq = strchr(tok, '=');
-            if (!eq || eq == tok || !eq[1]) {
-                snprintf(err, errcap, "%s: '%.40s' is not NAME=VALUE", kind_names[kind], tok);
-                goto fail;
-            }
-            *eq = 0;
-            const char *k = tok, *v = eq + 1;
-            if (strchr(v, '=')) {
-                snprintf(err, errcap, "%s: %s: value contains '='", kind_names[kind], k);
-                goto fail;
-            }
-            if (pl->kind == PLAYER_RANDOM) {
-                snprintf(err, errcap, "random: takes no parameters (got '%.40s')", k);
-                goto fail;
-            }
-            if (pl->kind == PLAYER_MCTS) {
-                if (!strcmp(k, "weights")) {
-                    weights = v;
-                    continue;
-                }
-                char e2[200];
-                playouts_set |= !strcmp(k, "playouts");
-                time_set |= !strcmp(k, "time") || !strcmp(k, "clock");
-                int r = mcts_params_set(&pl->mp, &pl->ml, k, v, e2, sizeof e2);
-                if (r == 0) {
-                    snprintf(err, errcap, "mcts: unknown parameter '%.40s'", k);
-                    goto fail;
-                }
-                if (r < 0) {
-                    snprintf(err, errcap, "mcts: %s", e2);
-                    goto fail;
-                }
-                continue;
-            }
-            if (baseline_param(pl, k, v, &weights, &eval_set, err, errcap)) goto fail;
-        }
-    }
-
+    if (parse_spec(spec, s, err, errcap)) goto fail;
+    pl->game = game;
+    pl->kind = s->kind;
+    memcpy(pl->spec, spec, strlen(spec) + 1);
+    const char *kn = kind_names[s->kind];
+    const char *weights = s->has_weights ? s->weights : NULL;
     switch (pl->kind) {
     case PLAYER_RANDOM: break;
     case PLAYER_GREEDY:
     case PLAYER_AB:
-        if (weights && pl->eval.kind != BL_EVAL_OURS) {
-            snprintf(err, errcap, "%s: weights= needs eval=ours", kind_names[kind]);
-            goto fail;
-        }
+        pl->eval.kind = s->eval_kind;
+        pl->ablim = s->ablim;
         if (pl->eval.kind == BL_EVAL_OURS &&
-            load_weights(game, weights, &pl->eval.w, kind_names[kind], err, errcap))
+            load_weights(game, weights, &pl->eval.w, kn, err, errcap))
             goto fail;
         if (pl->kind == PLAYER_AB) {
             if (pl->ablim.depth == 0 && pl->ablim.time_s == 0) pl->ablim.depth = 4;
-            pl->ab = ab_new(&pl->eval, pl->tt_mb ? pl->tt_mb : 16);
+            pl->ab = ab_new(&pl->eval, s->tt_mb ? s->tt_mb : 16);
             if (!pl->ab) {
                 snprintf(err, errcap, "ab: out of memory for the transposition table");
                 goto fail;
@@ -254,9 +212,8 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
         }
         break;
     case PLAYER_MCTS:
-        (void)eval_set;
-        /* A time budget alone means time only, not time or the default playouts. */
-        if (time_set && !playouts_set) pl->ml.playouts = 0;
+        pl->mp = s->mc.p;
+        pl->ml = s->mc.l;
         pl->w = malloc(sizeof *pl->w);
         pl->res = malloc(sizeof *pl->res);
         if (!pl->w || !pl->res) {
@@ -271,8 +228,10 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
         }
         break;
     }
+    free(s);
     return pl;
 fail:
+    free(s);
     player_free(pl);
     return NULL;
 }

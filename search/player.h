@@ -5,18 +5,20 @@
  *
  * Contract
  * --------
- * A player is made from a SPEC string, "KIND" or "KIND:NAME=VALUE,NAME=VALUE,...":
+ * A player is made from a SPEC string, "KIND" or "KIND:NAME=VALUE,NAME=VALUE,...", the
+ * list read by params_list() (search/params.h) like every such list of the program:
  *   mcts[:playouts=N,time=S,weights=FILE,threads=T,c_puct=X,...]
- *        every parameter of mcts_params_set() by name (search/mcts.h), plus
- *        weights=FILE (default: the shipped weights of the game).  A spec that sets
- *        time (or clock) but not playouts has no playout limit: time alone decides.
+ *        every parameter of search/mcts.h by name, plus weights=FILE (default: the
+ *        shipped weights of the game).  A spec that sets time (or clock) but not
+ *        playouts has no playout limit: time alone decides (mcts_config_finish).
  *   ab[:depth=D,time=S,eval=classic|ours,weights=FILE,tt_mb=M]
  *        alpha-beta; default depth 4 when neither depth nor time is given, eval=ours.
  *   greedy[:eval=classic|ours,weights=FILE]      best evaluation after one action.
  *   random                                        uniform over the legal actions.
  * A bad spec gives NULL and a one-line reason naming the problem ("ab: unknown
  * parameter 'dpth'").  Values may not contain ',' or '='; a spec holds no control
- * characters and no empty parameter (a weight file path may hold spaces, not commas).
+ * characters, no empty parameter and no parameter twice (a weight file path may hold
+ * spaces, not commas).
  *
  * A player works on ACTIONS: player_choose() returns one action of the side to move
  * (for a Gobs jump chain, the caller asks again while the same player is still moving).
@@ -52,6 +54,11 @@ typedef struct player_move {
     char info[160];     /* one line for people: "playouts 1000 pv a2-a3 b7-b6 ..." */
 } player_move_t;
 
+/* Reads a spec without building the player (no weight file is read, nothing is
+ * allocated): 0, or -1 with the reason in err.  A spec that passes can still fail in
+ * player_new() for its weight file or memory: callers tell the two apart (a usage error
+ * against bad data). */
+int player_check_spec(const char *spec, int game, char *err, size_t errcap);
 /* Makes a player for game `game` (GK_GAME_*).  NULL with a one-line reason in err on a
  * bad spec, an unreadable weight file or a lack of memory. */
 player_t *player_new(const char *spec, int game, char *err, size_t errcap);

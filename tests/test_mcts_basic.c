@@ -304,7 +304,12 @@ static void test_params(void) {
     CHECK(mcts_params_set(&p, &l, "c_puct", "", err, sizeof err) == -1, "c_puct empty");
     CHECK(mcts_params_set(&p, &l, "solver", "maybe", err, sizeof err) == -1, "bool");
     CHECK(mcts_params_set(&p, &l, "parallel", "both", err, sizeof err) == -1, "parallel both");
-    CHECK(strstr(mcts_params_help(), "c_puct") != NULL, "help");
+    {
+        char help[MCTS_HELP_MAX];
+        CHECK(mcts_params_help(help, sizeof help, NULL, NULL) < (int)sizeof help &&
+                  strstr(help, "c_puct=1 "),
+              "help");
+    }
     ev_weights_t w;
     ev_weights_default(0, &w);
     w.nvalue = 3;

@@ -1,0 +1,75 @@
+#!/bin/bash
+# tests/test_view_cli.sh -- `gounki show --svg/--png` and `gounki replay --html`: the files come
+# out (SVG to a file or standard output, PNG through rsvg-convert), and bad input, a missing
+# rsvg-convert or an unwritable path give a one-line error, a non-zero exit and no file.
+set -u
+G=${GOUNKI:?}
+SRC=${SRC:?}
+T=$(mktemp -d "${TMPDIR:-/tmp}/view_cli.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0
+bad() {
+    echo "FAIL: $*" >&2
+    fail=1
+}
+# expect STATUS PATTERN CMD...: exit status and a one-line error matching PATTERN
+expect() {
+    local want=$1 pat=$2
+    shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    local rc=$?
+    [ "$rc" = "$want" ] || bad "$* -> exit $rc, expected $want ($(cat "$T/err"))"
+    [ "$(wc -l <"$T/err")" -le 1 ] || bad "$* -> more than one line of error"
+    grep -q -- "$pat" "$T/err" || bad "$* -> error '$(cat "$T/err")' does not say '$pat'"
+}
+MOVES="a1-a2+ a8-b7+ a2-b2+ a7-b7+ b2-b4 e7-d7+ b4-c5 c7-c6 c5*d5,e5,f6"
+
+# SVG to a file, with the usual text after it; to standard output, alone.
+"$G" show --moves "$MOVES" --svg "$T/b.svg" >"$T/b.out" || bad "show --svg failed"
+head -c 5 "$T/b.svg" | grep -q '<svg ' || bad "b.svg is not an SVG"
+tail -1 "$T/b.svg" | grep -q '</svg>' || bad "b.svg is incomplete"
+grep -q '^position:' "$T/b.out" || bad "show --svg FILE no longer prints the board"
+[ "$(grep -o "<use href='#gv-d" "$T/b.svg" | wc -l)" = 3 ] || bad "the deployment's drops are not marked"
+"$G" show --moves "$MOVES" --svg - >"$T/s.svg" || bad "show --svg - failed"
+cmp -s "$T/s.svg" "$T/b.svg" || bad "show --svg - differs from the file"
+if command -v xmllint >/dev/null; then
+    xmllint --noout "$T/b.svg" || bad "b.svg is not well-formed XML"
+fi
+"$G" show --game gobs --variant short --svg "$T/g.svg" >/dev/null || bad "show --game gobs --svg failed"
+grep -q 'Gobs (short rules)' "$T/g.svg" || bad "the Gobs variant is not named"
+
+# Errors: a bad move, a folder that does not exist, a missing argument.
+expect 1 "move 2 'zz'" "$G" show --moves "a1-a2+ zz" --svg "$T/x.svg"
+[ -e "$T/x.svg" ] && bad "an SVG was written for a bad move"
+expect 1 "no/such/dir" "$G" show --svg "$T/no/such/dir/x.svg"
+expect 2 "svg" "$G" show --svg
+
+# PNG: through rsvg-convert when it is there; without it a clear error and no file.
+expect 1 "librsvg2-bin" env PATH=/nonexistent "$G" show --png "$T/x.png"
+[ -e "$T/x.png" ] && bad "a PNG was written without rsvg-convert"
+if command -v rsvg-convert >/dev/null; then
+    "$G" show --moves "$MOVES" --png "$T/b.png" >/dev/null || bad "show --png failed"
+    [ "$(head -c 4 "$T/b.png" | tail -c 3)" = PNG ] || bad "b.png is not a PNG"
+    ls "$T" | grep -q '\.tmp\.' && bad "a temporary file was left behind"
+else
+    echo "note: rsvg-convert not installed; the PNG output itself is not checked"
+fi
+
+# replay --html: one game per page; a bad record writes nothing.
+WIKI=$SRC/tests/fixtures/gounki/wikipedia.txt
+"$G" replay "$WIKI" --quiet --html "$T/w.html" >/dev/null || bad "replay --html failed"
+grep -q '<!DOCTYPE html>' "$T/w.html" || bad "w.html is not a page"
+[ "$(grep -o '{"m":' "$T/w.html" | wc -l)" = 24 ] || bad "w.html does not hold 24 plies"
+grep -q 'Matthieu Walraet' "$T/w.html" || bad "w.html lacks the players"
+cat "$WIKI" "$WIKI" >"$T/two.txt"
+expect 2 "more than one game" "$G" replay "$T/two.txt" --quiet --html "$T/two.html"
+[ -e "$T/two.html" ] && bad "a page was written for a file of two games"
+expect 2 "needs a file" "$G" replay "$WIKI" --html -
+sed 's/c5\*d5,e5,f6/c5*d5,e5,f7/' "$WIKI" >"$T/badrec.txt"
+expect 1 "ply 9" "$G" replay "$T/badrec.txt" --quiet --html "$T/bad.html"
+[ -e "$T/bad.html" ] && bad "a page was written for a bad record"
+expect 1 "no/such/dir" "$G" replay "$WIKI" --quiet --html "$T/no/such/dir/w.html"
+ls "$T" | grep -q '\.tmp' && bad "a temporary file was left behind"
+
+((fail)) && exit 1
+echo "view CLI checks passed"
