@@ -26,6 +26,7 @@
 #include "../common/clock.h"
 
 #include "params.h"
+#include "../common/status.h"
 
 /* ---- 1. nodes and the arena ---- */
 
@@ -1259,10 +1260,8 @@ int mcts_config_set(mcts_config_t *c, const char *name, const char *value, char 
                     size_t errcap) {
     int i = mcts_param_find(name);
     if (i < 0) return 0;
-    if (c->set >> i & 1) {
-        snprintf(err, errcap, "already set by an earlier option");
-        return -1;
-    }
+    if (c->set >> i & 1)
+        return gk_fail(err, errcap, GK_E_INVALID, "already set by an earlier option");
     int r = mcts_params_set(&c->p, &c->l, name, value, err, errcap);
     if (r > 0) c->set |= 1ull << i;
     return r;
