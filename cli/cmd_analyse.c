@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/strbuf.h"
 #include "../eval/eval.h"
 #include "../search/mcts.h"
 #include "cli.h"
@@ -24,17 +25,12 @@ static void usage(const cli_search_t *s) {
 }
 
 static int json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    return fputc('"', f);
+    gk_sb_t b;
+    gk_sb_growing(&b);
+    gk_sb_put_json(&b, s);
+    int rc = b.over ? EOF : fputs(b.p, f);
+    gk_sb_free(&b);
+    return rc;
 }
 
 static const char *proof_name(int p) {

@@ -284,7 +284,7 @@ static int log_cat(const char *path, bool one, uint64_t which, bool stats) {
         if (one && o.loc[i].index != which) continue;
         found = true;
         if (gl_reader_get(r, &o.loc[i], &g, err, sizeof err)) {
-            cli_error(CMD, "%s: %s", o.ls.path[o.loc[i].shard], err);
+            cli_error(CMD, "%s", err);
             rc = CLI_FAIL;
             break;
         }

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
+#include "../common/clock.h"
 
 const char cmd_perft_summary[] = "count move sequences of a given depth (rules check, speed)";
 
@@ -18,12 +18,6 @@ static const char help[] =
     "elimination or first jump leg in Gobs).\n" CLI_POS_HELP
     "  --divide           count per first action\n"
     "  --threads N        split the first actions over N threads (default 1)\n";
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int cmd_perft(int argc, char **argv) {
     static const struct option opts[] = {CLI_POS_LONGOPTS,
@@ -71,7 +65,7 @@ int cmd_perft(int argc, char **argv) {
         cli_error("perft", "out of memory");
         return CLI_FAIL;
     }
-    double t0 = now_s();
+    double t0 = gk_now_s();
     uint64_t total = 0;
     if (depth == 0) {
         total = 1;
@@ -90,7 +84,7 @@ int cmd_perft(int argc, char **argv) {
             total += counts[i];
         }
     }
-    double dt = now_s() - t0;
+    double dt = gk_now_s() - t0;
     if (divide) {
         for (int i = 0; i < n; i++) {
             char buf[GK_MOVE_TEXT_MAX];

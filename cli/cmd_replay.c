@@ -1,9 +1,9 @@
 /* cli/cmd_replay.c -- `gounki replay`: checks a game record move by move. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/files.h"
 #include "../games/record.h"
 #include "cli.h"
 #include "view_out.h"
@@ -29,37 +29,6 @@ static const char help[] =
     "  --max-plies N      draw after N turns (default 500, 0 = no limit)\n";
 
 #define MAX_RECORD (16u << 20)
-
-/* Reads all of f; NULL with errno set, or on a record too large (errno EFBIG). */
-static char *slurp(FILE *f, size_t *len) {
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) return NULL;
-    for (;;) {
-        size_t k = fread(buf + n, 1, cap - n, f);
-        n += k;
-        if (k == 0) break;
-        if (n == cap) {
-            if (cap >= MAX_RECORD) {
-                free(buf);
-                errno = EFBIG;
-                return NULL;
-            }
-            char *b = realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                return NULL;
-            }
-            buf = b, cap *= 2;
-        }
-    }
-    if (ferror(f)) {
-        free(buf);
-        return NULL;
-    }
-    *len = n;
-    return buf;
-}
 
 static const char *winner_text(const gk_pos_t *p) {
     switch (p->result) {
@@ -223,23 +192,15 @@ int cmd_replay(int argc, char **argv) {
     if (rc) return rc;
 
     const char *file = argv[optind];
-    FILE *f = strcmp(file, "-") ? fopen(file, "rb") : stdin;
-    if (!f) {
-        cli_error("replay", "%s: %s", file, strerror(errno));
-        return CLI_FAIL;
-    }
     size_t len = 0;
-    char *text = slurp(f, &len);
-    int slurp_errno = errno;
-    if (f != stdin) fclose(f);
-    if (!text) {
-        cli_error("replay", "%s: %s", file,
-                  slurp_errno == EFBIG ? "record larger than 16 MiB" : strerror(slurp_errno));
+    char *text, err[512];
+    if (gk_read_file(strcmp(file, "-") ? file : "/dev/stdin", MAX_RECORD, &text, &len, err,
+                     sizeof err)) {
+        cli_error("replay", "%s", err);
         return CLI_FAIL;
     }
     replay_t st = {.file = file, .write_record = write_record, .quiet = quiet, .html = html};
     gk_sb_growing(&st.page);
-    char err[512];
     int n = gk_record_read_all(text, len, &rules, replay_one, &st, err, sizeof err);
     free(text);
     if (html && n == 1 && !st.rc) st.rc = cli_view_write_page("replay", "--html", html, &st.page);

@@ -157,7 +157,7 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
 
 /* Checks the options together and completes o->ro.set from them.  Returns an exit status. */
 static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *sr,
-                  const cli_openings_t *op, own_t *o, sp_book_t *bk) {
+                  const cli_openings_t *op, own_t *o, book_t *bk) {
     const char *cmd = "selfplay";
     if (!run->games_set || (!run->dir && !o->bench)) {
         cli_error(cmd, "--games and --run are required (see 'gounki selfplay --help')");
@@ -213,7 +213,7 @@ static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *
     }
     if (op->lines) {
         char err[1024];
-        if (sp_book_load(op->lines, &rules, bk, err, sizeof err)) {
+        if (book_load(op->lines, &rules, bk, err, sizeof err)) {
             cli_error(cmd, "--openings lines:FILE: %s", err);
             return CLI_FAIL;
         }
@@ -325,7 +325,7 @@ int cmd_selfplay(int argc, char **argv) {
         usage(&sr);
         return CLI_OK;
     }
-    sp_book_t bk;
+    book_t bk;
     memset(&bk, 0, sizeof bk);
     if (!rc) rc = settle(&po, &run, &sr, &op, &o, &bk);
     if (!rc) {
@@ -335,6 +335,6 @@ int cmd_selfplay(int argc, char **argv) {
         o.ro.quiet = run.quiet;
         rc = o.bench ? bench(&o, run.games) : run_logs(&o);
     }
-    sp_book_free(&bk);
+    book_free(&bk);
     return rc;
 }

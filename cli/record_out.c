@@ -5,14 +5,6 @@
 
 #include "../games/record.h"
 
-static int legal(const gk_pos_t *p, gk_action_t a) {
-    gk_action_t list[GK_MAX_ACTIONS];
-    int m = gk_gen(p, list);
-    for (int j = 0; j < m; j++)
-        if (list[j] == a) return 1;
-    return 0;
-}
-
 /* Tag values cannot hold every character; a spec or name that does not fit is dropped
  * rather than failing the whole record. */
 static void tag(gk_record_t *rec, const char *name, const char *value) {
@@ -35,7 +27,7 @@ int record_write_game(FILE *f, const gk_pos_t *start, const gk_action_t *acts, i
     gk_action_t seq[GK_MAX_TURN];
     gk_pos_t p = *start;
     for (int i = 0; i < n && rc == 0; i++) {
-        if (gk_over(&p) || k >= GK_MAX_TURN || !legal(&p, acts[i])) {
+        if (gk_over(&p) || k >= GK_MAX_TURN || !gk_is_legal(&p, acts[i])) {
             rc = -1;
             break;
         }

@@ -80,7 +80,11 @@ int gk_check_writable(const char *path, char *err, size_t errcap) {
                  "%s: is a directory, not a file name", path);
     char dir[PATH_CAP];
     dir_of(path, dir, sizeof dir);
-    GK_RETURN_IF(!is_dir(dir), err, errcap, GK_E_IO, "%s: directory %s does not exist", path, dir);
+    struct stat st;
+    GK_RETURN_IF(stat(dir, &st), err, errcap, GK_E_IO, "%s: directory %s does not exist", path,
+                 dir);
+    GK_RETURN_IF(!S_ISDIR(st.st_mode), err, errcap, GK_E_IO, "%s: %s is not a directory", path,
+                 dir);
     GK_RETURN_IF(access(dir, W_OK | X_OK), err, errcap, GK_E_IO, "%s: directory %s: %s", path, dir,
                  strerror(errno));
     return GK_OK;
@@ -128,7 +132,12 @@ int gk_read_file(const char *path, size_t max, char **data, size_t *n, char *err
     *n = 0;
     GK_RETURN_IF(!path || !*path, err, errcap, GK_E_INVALID, "empty file name ''");
     FILE *f = fopen(path, "rb");
-    if (!f) return gk_fail(err, errcap, GK_E_IO, "%s: %s", path, strerror(errno));
+    if (!f) {
+        int e = errno;
+        gk_fail(err, errcap, GK_E_IO, "%s: %s", path, strerror(e));
+        errno = e; /* callers tell a missing file (ENOENT) from the others */
+        return GK_E_IO;
+    }
     struct stat st;
     if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
         fclose(f);

@@ -18,7 +18,8 @@
  *   path: the name is not empty, not an existing directory, and its directory exists and
  *   is writable.  (It cannot promise: the disk may fill up later.)
  * - gk_read_file() reads a whole file of at most max bytes into a malloc'd buffer with a
- *   NUL after the last byte; larger files are refused (GK_E_FORMAT), not truncated.
+ *   NUL after the last byte; larger files are refused (GK_E_FORMAT), not truncated.  When
+ *   the file cannot be opened it returns GK_E_IO with errno kept (ENOENT: there is none).
  * - gk_fsync_dir_of() fsyncs the directory holding path (returns 0, or -1 with errno);
  *   file systems that cannot fsync a directory count as success.
  * - gk_path_join() writes "dir/name"; -1 when it does not fit in cap.

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "../common/files.h"
 #include "xxh64.h"
 
 #define SKIP_MAGIC    0x184D2A5Eu /* a zstd skippable frame: zstd -d passes over it */
@@ -22,18 +23,6 @@
 #define HDR_FIXED     28u         /* magic .. payload checksum */
 #define HDR_MIN       (HDR_FIXED + 8u + 8u)
 #define MANIFEST_HEAD "gounki-selfplay-manifest"
-
-static int fail(char *err, size_t cap, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t cap, int code, const char *fmt, ...) {
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 /* ------------------------------------------------------------------ buffers */
 
@@ -44,15 +33,15 @@ void gl_buf_free(gl_buf_t *b) {
 }
 
 int gl_buf_reserve(gl_buf_t *b, size_t extra) {
-    if (extra > SIZE_MAX / 2 - b->n) return GL_ERR_NOMEM;
-    if (b->n + extra <= b->cap) return GL_OK;
+    if (extra > SIZE_MAX / 2 - b->n) return GK_E_NOMEM;
+    if (b->n + extra <= b->cap) return GK_OK;
     size_t cap = b->cap ? b->cap : 256;
     while (cap < b->n + extra) cap *= 2;
     uint8_t *p = realloc(b->p, cap);
-    if (!p) return GL_ERR_NOMEM;
+    if (!p) return GK_E_NOMEM;
     b->p = p;
     b->cap = cap;
-    return GL_OK;
+    return GK_OK;
 }
 
 /* Writers below reserve first, so these never fail. */
@@ -163,10 +152,10 @@ static int game_grow(gl_game_t *g, uint32_t actions, uint32_t children) {
         uint32_t cap = g->cap ? g->cap : 64;
         while (cap < actions) cap *= 2;
         gk_action_t *a = realloc(g->action, cap * sizeof *a);
-        if (!a) return GL_ERR_NOMEM;
+        if (!a) return GK_E_NOMEM;
         g->action = a;
         gl_ply_t *p = realloc(g->ply, cap * sizeof *p);
-        if (!p) return GL_ERR_NOMEM;
+        if (!p) return GK_E_NOMEM;
         g->ply = p;
         g->cap = cap;
     }
@@ -174,11 +163,11 @@ static int game_grow(gl_game_t *g, uint32_t actions, uint32_t children) {
         uint32_t cap = g->child_cap ? g->child_cap : 256;
         while (cap < children) cap *= 2;
         gl_child_t *c = realloc(g->child, cap * sizeof *c);
-        if (!c) return GL_ERR_NOMEM;
+        if (!c) return GK_E_NOMEM;
         g->child = c;
         g->child_cap = cap;
     }
-    return GL_OK;
+    return GK_OK;
 }
 
 static int child_cmp(const void *a, const void *b) {
@@ -188,7 +177,7 @@ static int child_cmp(const void *a, const void *b) {
 }
 
 int gl_game_push(gl_game_t *g, gk_action_t a, const gl_ply_t *st, const gl_child_t *top, int ntop) {
-    if (g->nactions >= GL_MAX_GAME_ACTIONS) return GL_ERR_ARG;
+    if (g->nactions >= GL_MAX_GAME_ACTIONS) return GK_E_ARG;
     if (ntop < 0 || !st || st->kind != GL_PLY_SEARCH) ntop = 0;
     if (ntop > GL_MAX_TOP) ntop = GL_MAX_TOP;
     int rc = game_grow(g, g->nactions + 1, g->nchild + (uint32_t)ntop);
@@ -210,28 +199,7 @@ int gl_game_push(gl_game_t *g, gk_action_t a, const gl_ply_t *st, const gl_child
     }
     g->nchild += (uint32_t)ntop;
     g->action[g->nactions++] = a;
-    return GL_OK;
-}
-
-int gl_game_copy(gl_game_t *dst, const gl_game_t *src) {
-    gl_game_t keep = *dst;
-    *dst = *src;
-    dst->action = keep.action;
-    dst->ply = keep.ply;
-    dst->child = keep.child;
-    dst->cap = keep.cap;
-    dst->child_cap = keep.child_cap;
-    dst->nactions = dst->nchild = 0;
-    int rc = game_grow(dst, src->nactions, src->nchild);
-    if (rc) return rc;
-    dst->nactions = src->nactions;
-    dst->nchild = src->nchild;
-    if (src->nactions) {
-        memcpy(dst->action, src->action, src->nactions * sizeof *src->action);
-        memcpy(dst->ply, src->ply, src->nactions * sizeof *src->ply);
-    }
-    if (src->nchild) memcpy(dst->child, src->child, src->nchild * sizeof *src->child);
-    return GL_OK;
+    return GK_OK;
 }
 
 const char *gl_ply_kind_text(int kind) {
@@ -281,7 +249,7 @@ static int legal_index(const legal_t *L, gk_action_t a) {
 }
 
 /* The replay rules shared by writer and reader: play, then at the end of a turn the
- * repetition rule.  Must match what selfplay does (it calls gl_apply too). */
+ * repetition rule.  Self-play writes by the same rules (gl_play). */
 typedef struct {
     gk_pos_t pos;
     gk_hist_t hist;
@@ -320,7 +288,7 @@ static int settings_put(gl_buf_t *b, const gl_settings_t *s) {
     putv(b, zigzag(lroundf(fmaxf(-1e6f, fminf(s->resign_value, 1e6f)) * 1000.f)));
     putv(b, (uint64_t)lroundf(fmaxf(0.f, fminf(s->resign_share, 1.f)) * 1000.f));
     put64(b, s->book_hash);
-    return GL_OK;
+    return GK_OK;
 }
 
 static void settings_get(cur_t *c, gl_settings_t *s) {
@@ -373,14 +341,14 @@ static gk_action_t decode_action(cur_t *c, const legal_t *L, int code) {
 int gl_encode_game(const gl_game_t *g, int code, bool stats, gl_buf_t *out, char *err,
                    size_t errcap) {
     if (code != GL_CODE_INDEX && code != GL_CODE_RAW)
-        return fail(err, errcap, GL_ERR_ARG, "unknown action coding %d", code);
+        return gk_fail(err, errcap, GK_E_ARG, "unknown action coding %d", code);
     if (!rules_ok(&g->rules))
-        return fail(err, errcap, GL_ERR_ARG, "game %" PRIu64 ": bad rules", g->index);
+        return gk_fail(err, errcap, GK_E_ARG, "game %" PRIu64 ": bad rules", g->index);
     if (g->nactions > GL_MAX_GAME_ACTIONS)
-        return fail(err, errcap, GL_ERR_ARG, "game %" PRIu64 ": too many actions", g->index);
+        return gk_fail(err, errcap, GK_E_ARG, "game %" PRIu64 ": too many actions", g->index);
     stats = stats && g->has_stats;
     replay_t *r = malloc(sizeof *r);
-    if (!r) return GL_ERR_NOMEM;
+    if (!r) return GK_E_NOMEM;
     gl_buf_t body = {0};
     /* Worst case per action: 5 (action) + 2 (kind, ntop) + 10 + 3 + GL_MAX_TOP * 10. */
     size_t need = 256 + GL_ENGINE_MAX + (size_t)g->nactions * 5 +
@@ -417,22 +385,23 @@ int gl_encode_game(const gl_game_t *g, int code, bool stats, gl_buf_t *out, char
         goto done;
     for (uint32_t i = 0; i < g->nactions; i++) {
         if (gk_over(&r->pos)) {
-            rc = fail(err, errcap, GL_ERR_REPLAY,
-                      "game %" PRIu64 ": action %u played after the end of the game", g->index, i);
+            rc = gk_fail(err, errcap, GK_E_REPLAY,
+                         "game %" PRIu64 ": action %u played after the end of the game", g->index,
+                         i);
             goto done_st;
         }
         legal_fill(&r->legal, &r->pos);
         if (code_action(&body, &r->legal, g->action[i], code) < 0) {
-            rc = fail(err, errcap, GL_ERR_REPLAY, "game %" PRIu64 ": action %u (0x%x) is illegal",
-                      g->index, i, (unsigned)g->action[i]);
+            rc = gk_fail(err, errcap, GK_E_REPLAY, "game %" PRIu64 ": action %u (0x%x) is illegal",
+                         g->index, i, (unsigned)g->action[i]);
             goto done_st;
         }
         if (stats) {
             const gl_ply_t *p = &g->ply[i];
             if (p->kind >= GL_NPLYKINDS || p->ntop > GL_MAX_TOP ||
                 (p->ntop && (uint64_t)p->first + p->ntop > g->nchild)) {
-                rc = fail(err, errcap, GL_ERR_ARG, "game %" PRIu64 ": bad statistics at action %u",
-                          g->index, i);
+                rc = gk_fail(err, errcap, GK_E_ARG, "game %" PRIu64 ": bad statistics at action %u",
+                             g->index, i);
                 goto done_st;
             }
             put8(&st, p->kind);
@@ -445,8 +414,8 @@ int gl_encode_game(const gl_game_t *g, int code, bool stats, gl_buf_t *out, char
                     const gl_child_t *ch = &g->child[p->first + (uint32_t)k];
                     if (code_action(&st, &r->legal, ch->action, code) < 0 ||
                         (k && ch->visits > prev)) {
-                        rc = fail(err, errcap, GL_ERR_ARG,
-                                  "game %" PRIu64 ": bad child %d at action %u", g->index, k, i);
+                        rc = gk_fail(err, errcap, GK_E_ARG,
+                                     "game %" PRIu64 ": bad child %d at action %u", g->index, k, i);
                         goto done_st;
                     }
                     /* visits are non-increasing: the first as is, then the drops */
@@ -458,8 +427,9 @@ int gl_encode_game(const gl_game_t *g, int code, bool stats, gl_buf_t *out, char
         replay_play(r, g->action[i]);
     }
     if (r->pos.hash != g->final_hash || r->pos.ply != g->plies) {
-        rc = fail(err, errcap, GL_ERR_REPLAY,
-                  "game %" PRIu64 ": the replay does not end on the recorded position", g->index);
+        rc =
+            gk_fail(err, errcap, GK_E_REPLAY,
+                    "game %" PRIu64 ": the replay does not end on the recorded position", g->index);
         goto done_st;
     }
     if ((rc = gl_buf_reserve(&body, st.n))) goto done_st;
@@ -474,19 +444,19 @@ done_st:
 done:
     gl_buf_free(&body);
     free(r);
-    if (rc == GL_ERR_NOMEM) fail(err, errcap, rc, "out of memory");
+    if (rc == GK_E_NOMEM) gk_fail(err, errcap, rc, "out of memory");
     return rc;
 }
 
 int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, size_t *used,
                    char *err, size_t errcap) {
     if (version < 1 || version > GL_VERSION)
-        return fail(err, errcap, GL_ERR_VERSION, "record version %d is not readable (1..%d)",
-                    version, GL_VERSION);
+        return gk_fail(err, errcap, GK_E_VERSION, "record version %d is not readable (1..%d)",
+                       version, GL_VERSION);
     cur_t c0 = {data, data + n, 0};
     uint64_t len = getv(&c0);
     if (c0.bad || len > (uint64_t)(c0.end - c0.p))
-        return fail(err, errcap, GL_ERR_FORMAT, "record length runs past the frame");
+        return gk_fail(err, errcap, GK_E_FORMAT, "record length runs past the frame");
     *used = (size_t)(c0.p - data) + (size_t)len;
     cur_t c = {c0.p, c0.p + len, 0};
     gl_game_clear(g);
@@ -500,7 +470,7 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
     unsigned has_stats = get8(&c);
     unsigned elen = get8(&c);
     if (c.bad || elen >= GL_ENGINE_MAX || (size_t)(c.end - c.p) < elen)
-        return fail(err, errcap, GL_ERR_FORMAT, "truncated record header");
+        return gk_fail(err, errcap, GK_E_FORMAT, "truncated record header");
     memcpy(g->engine, c.p, elen);
     g->engine[elen] = 0;
     c.p += elen;
@@ -514,35 +484,35 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
     g->time_ms = (uint32_t)getv_max(&c, UINT32_MAX);
     g->final_hash = getn(&c, 8);
     uint64_t nact = getv_max(&c, GL_MAX_GAME_ACTIONS);
-    if (c.bad) return fail(err, errcap, GL_ERR_FORMAT, "truncated or malformed record header");
+    if (c.bad) return gk_fail(err, errcap, GK_E_FORMAT, "truncated or malformed record header");
     if (!rules_ok(&g->rules))
-        return fail(err, errcap, GL_ERR_FORMAT, "game %" PRIu64 ": unknown game or variant",
-                    g->index);
+        return gk_fail(err, errcap, GK_E_FORMAT, "game %" PRIu64 ": unknown game or variant",
+                       g->index);
     if ((code != GL_CODE_INDEX && code != GL_CODE_RAW) || has_stats > 1 || g->result > GK_DRAW ||
         g->result == GK_ONGOING || g->reason >= GK_NREASONS || g->resign_side > 1 ||
         g->resign_at > nact + 1)
-        return fail(err, errcap, GL_ERR_FORMAT, "game %" PRIu64 ": bad header field", g->index);
+        return gk_fail(err, errcap, GK_E_FORMAT, "game %" PRIu64 ": bad header field", g->index);
     /* Every action takes at least one byte: bounds the allocation by the input. */
     if (nact > (uint64_t)(c.end - c.p))
-        return fail(err, errcap, GL_ERR_FORMAT, "game %" PRIu64 ": truncated actions", g->index);
+        return gk_fail(err, errcap, GK_E_FORMAT, "game %" PRIu64 ": truncated actions", g->index);
     int rc = game_grow(g, (uint32_t)nact, 0);
-    if (rc) return fail(err, errcap, rc, "out of memory");
+    if (rc) return gk_fail(err, errcap, rc, "out of memory");
     replay_t *r = malloc(sizeof *r);
-    if (!r) return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+    if (!r) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     replay_start(r, &g->rules);
     /* The statistics follow all actions; decode actions first, remembering each
      * position's legal count, then walk the statistics with a second replay. */
     for (uint64_t i = 0; i < nact; i++) {
         if (gk_over(&r->pos)) {
-            rc = fail(err, errcap, GL_ERR_REPLAY, "game %" PRIu64 ": actions after the end",
-                      g->index);
+            rc = gk_fail(err, errcap, GK_E_REPLAY, "game %" PRIu64 ": actions after the end",
+                         g->index);
             goto out;
         }
         legal_fill(&r->legal, &r->pos);
         gk_action_t a = decode_action(&c, &r->legal, code);
         if (c.bad) {
-            rc = fail(err, errcap, GL_ERR_REPLAY,
-                      "game %" PRIu64 ": action %" PRIu64 " is missing or illegal", g->index, i);
+            rc = gk_fail(err, errcap, GK_E_REPLAY,
+                         "game %" PRIu64 ": action %" PRIu64 " is missing or illegal", g->index, i);
             goto out;
         }
         g->action[i] = a;
@@ -561,9 +531,9 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
     bool resigned = g->reason == GK_REASON_RESIGN && !gk_over(&end);
     if (end.hash != g->final_hash || end.ply != g->plies ||
         (!resigned && (end.result != g->result || end.reason != g->reason))) {
-        rc = fail(err, errcap, GL_ERR_REPLAY,
-                  "game %" PRIu64 ": the replay does not end as recorded (%s %s)", g->index,
-                  gk_result_text(g->result), gk_reason_text(g->reason));
+        rc = gk_fail(err, errcap, GK_E_REPLAY,
+                     "game %" PRIu64 ": the replay does not end as recorded (%s %s)", g->index,
+                     gk_result_text(g->result), gk_reason_text(g->reason));
         goto out;
     }
     if (has_stats) {
@@ -572,8 +542,8 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
             gl_ply_t *p = &g->ply[i];
             p->kind = (uint8_t)get8(&c);
             if (c.bad || p->kind >= GL_NPLYKINDS) {
-                rc = fail(err, errcap, GL_ERR_FORMAT, "game %" PRIu64 ": bad statistics at %u",
-                          g->index, i);
+                rc = gk_fail(err, errcap, GK_E_FORMAT, "game %" PRIu64 ": bad statistics at %u",
+                             g->index, i);
                 goto out;
             }
             p->first = g->nchild;
@@ -584,15 +554,15 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
                 unsigned ntop = get8(&c);
                 if (c.bad || q < -32767 || q > 32767 || ntop > GL_MAX_TOP ||
                     ntop > (unsigned)p->nlegal) {
-                    rc = fail(err, errcap, GL_ERR_FORMAT,
-                              "game %" PRIu64 ": bad statistics at action %u", g->index, i);
+                    rc = gk_fail(err, errcap, GK_E_FORMAT,
+                                 "game %" PRIu64 ": bad statistics at action %u", g->index, i);
                     goto out;
                 }
                 p->ntop = (uint8_t)ntop;
                 if (ntop) {
                     legal_fill(&r->legal, &r->pos);
                     if ((rc = game_grow(g, g->nactions, g->nchild + ntop))) {
-                        fail(err, errcap, rc, "out of memory");
+                        gk_fail(err, errcap, rc, "out of memory");
                         goto out;
                     }
                 }
@@ -603,8 +573,8 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
                     uint64_t v = getv_max(&c, UINT32_MAX);
                     if (k && v > prev) c.bad = 1;
                     if (c.bad) {
-                        rc = fail(err, errcap, GL_ERR_FORMAT,
-                                  "game %" PRIu64 ": bad child %u at action %u", g->index, k, i);
+                        rc = gk_fail(err, errcap, GK_E_FORMAT,
+                                     "game %" PRIu64 ": bad child %u at action %u", g->index, k, i);
                         goto out;
                     }
                     ch->visits = k ? prev - (uint32_t)v : (uint32_t)v;
@@ -617,7 +587,7 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
         g->has_stats = true;
     }
     /* Later format versions may append fields: c.p < c.end is allowed. */
-    rc = GL_OK;
+    rc = GK_OK;
 out:
     free(r);
     return rc;
@@ -628,15 +598,15 @@ out:
 int gl_frame_build(const gl_buf_t *payload, const uint64_t *idx, uint32_t ngames, int level,
                    gl_buf_t *out, char *err, size_t errcap) {
     if (ngames == 0 || ngames > GL_MAX_FRAME_GAMES || payload->n > GL_MAX_FRAME_BYTES)
-        return fail(err, errcap, GL_ERR_ARG, "frame of %u games / %zu bytes is out of bounds",
-                    ngames, payload->n);
+        return gk_fail(err, errcap, GK_E_ARG, "frame of %u games / %zu bytes is out of bounds",
+                       ngames, payload->n);
     size_t bound = ZSTD_compressBound(payload->n);
     uint32_t user = HDR_FIXED + 8u * ngames + 8u;
     out->n = 0;
     if (gl_buf_reserve(out, 8 + user + bound))
-        return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     ZSTD_CCtx *cc = ZSTD_createCCtx();
-    if (!cc) return fail(err, errcap, GL_ERR_NOMEM, "out of memory (zstd context)");
+    if (!cc) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory (zstd context)");
     size_t z = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level ? level : 9);
     if (!ZSTD_isError(z)) z = ZSTD_CCtx_setParameter(cc, ZSTD_c_checksumFlag, 1);
     if (!ZSTD_isError(z)) z = ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, 1);
@@ -644,7 +614,7 @@ int gl_frame_build(const gl_buf_t *payload, const uint64_t *idx, uint32_t ngames
         z = ZSTD_compress2(cc, out->p + 8 + user, bound, payload->p ? payload->p : (void *)"",
                            payload->n);
     ZSTD_freeCCtx(cc);
-    if (ZSTD_isError(z)) return fail(err, errcap, GL_ERR_ZSTD, "zstd: %s", ZSTD_getErrorName(z));
+    if (ZSTD_isError(z)) return gk_fail(err, errcap, GK_E_ZSTD, "zstd: %s", ZSTD_getErrorName(z));
     uint64_t sum = gk_xxh64(out->p + 8 + user, z, 0);
     put32(out, SKIP_MAGIC);
     put32(out, user);
@@ -659,7 +629,7 @@ int gl_frame_build(const gl_buf_t *payload, const uint64_t *idx, uint32_t ngames
     for (uint32_t i = 0; i < ngames; i++) put64(out, idx[i]);
     put64(out, gk_xxh64(out->p + h0, out->n - h0, 0));
     out->n += z;
-    return GL_OK;
+    return GK_OK;
 }
 
 static int src_read(const gl_src_t *s, uint64_t off, void *buf, size_t n) {
@@ -705,15 +675,15 @@ static int all_zero(const gl_src_t *src, uint64_t off, char *err, size_t errcap,
     *zero = 1;
     while (off < src->size) {
         size_t n = src->size - off < sizeof buf ? (size_t)(src->size - off) : sizeof buf;
-        if (src_read(src, off, buf, n)) return fail(err, errcap, GL_ERR_IO, "read error");
+        if (src_read(src, off, buf, n)) return gk_fail(err, errcap, GK_E_IO, "read error");
         for (size_t i = 0; i < n; i++)
             if (buf[i]) {
                 *zero = 0;
-                return GL_OK;
+                return GK_OK;
             }
         off += n;
     }
-    return GL_OK;
+    return GK_OK;
 }
 
 static void shard_bad(gl_shard_t *s, int status, const char *fmt, ...)
@@ -731,7 +701,7 @@ int gl_shard_scan(const gl_src_t *src, gl_shard_t *s, bool verify, char *err, si
     s->size = src->size;
     uint64_t off = 0;
     gl_buf_t tmp = {0};
-    int rc = GL_OK;
+    int rc = GK_OK;
     while (off < src->size) {
         uint64_t left = src->size - off;
         uint8_t h8[8];
@@ -740,7 +710,7 @@ int gl_shard_scan(const gl_src_t *src, gl_shard_t *s, bool verify, char *err, si
             break;
         }
         if (src_read(src, off, h8, 8)) {
-            rc = fail(err, errcap, GL_ERR_IO, "read error at byte %" PRIu64, off);
+            rc = gk_fail(err, errcap, GK_E_IO, "read error at byte %" PRIu64, off);
             break;
         }
         uint32_t user = rd32(h8 + 4);
@@ -760,7 +730,7 @@ int gl_shard_scan(const gl_src_t *src, gl_shard_t *s, bool verify, char *err, si
         }
         const uint8_t *h = src_view(src, off + 8, user, &tmp);
         if (!h) {
-            rc = fail(err, errcap, GL_ERR_IO, "read error at byte %" PRIu64, off);
+            rc = gk_fail(err, errcap, GK_E_IO, "read error at byte %" PRIu64, off);
             break;
         }
         uint32_t ngames = (user - HDR_FIXED - 8u) / 8u;
@@ -797,7 +767,7 @@ int gl_shard_scan(const gl_src_t *src, gl_shard_t *s, bool verify, char *err, si
             uint32_t cap = s->frame_cap ? 2 * s->frame_cap : 64;
             gl_frame_t *fr = realloc(s->frame, cap * sizeof *fr);
             if (!fr) {
-                rc = fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+                rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
                 break;
             }
             s->frame = fr;
@@ -808,7 +778,7 @@ int gl_shard_scan(const gl_src_t *src, gl_shard_t *s, bool verify, char *err, si
             while (cap < s->nindex + ngames) cap *= 2;
             uint64_t *ix = realloc(s->index, cap * sizeof *ix);
             if (!ix) {
-                rc = fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+                rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
                 break;
             }
             s->index = ix;
@@ -818,7 +788,7 @@ int gl_shard_scan(const gl_src_t *src, gl_shard_t *s, bool verify, char *err, si
         if (verify) {
             const uint8_t *z = src_view(src, f.zoffset, f.clen, &tmp);
             if (!z) {
-                rc = fail(err, errcap, GL_ERR_IO, "read error at byte %" PRIu64, f.zoffset);
+                rc = gk_fail(err, errcap, GK_E_IO, "read error at byte %" PRIu64, f.zoffset);
                 break;
             }
             if (gk_xxh64(z, f.clen, 0) != f.checksum) {
@@ -841,32 +811,32 @@ int gl_frame_load(const gl_src_t *src, const gl_frame_t *f, gl_buf_t *payload, c
                   size_t errcap) {
     gl_buf_t tmp = {0};
     const uint8_t *z = src_view(src, f->zoffset, f->clen, &tmp);
-    int rc = GL_OK;
+    int rc = GK_OK;
     if (!z) {
-        rc = fail(err, errcap, GL_ERR_IO, "cannot read the frame at byte %" PRIu64, f->offset);
+        rc = gk_fail(err, errcap, GK_E_IO, "cannot read the frame at byte %" PRIu64, f->offset);
         goto out;
     }
     if (gk_xxh64(z, f->clen, 0) != f->checksum) {
-        rc = fail(err, errcap, GL_ERR_CHECKSUM,
-                  "payload checksum mismatch in the frame at byte %" PRIu64, f->offset);
+        rc = gk_fail(err, errcap, GK_E_CHECKSUM,
+                     "payload checksum mismatch in the frame at byte %" PRIu64, f->offset);
         goto out;
     }
     unsigned long long csize = ZSTD_getFrameContentSize(z, f->clen);
     size_t fsize = ZSTD_findFrameCompressedSize(z, f->clen);
     if (csize != f->ulen || ZSTD_isError(fsize) || fsize != f->clen) {
-        rc = fail(err, errcap, GL_ERR_FORMAT,
-                  "the zstd frame at byte %" PRIu64 " does not match its header", f->zoffset);
+        rc = gk_fail(err, errcap, GK_E_FORMAT,
+                     "the zstd frame at byte %" PRIu64 " does not match its header", f->zoffset);
         goto out;
     }
     payload->n = 0;
     if (gl_buf_reserve(payload, f->ulen ? f->ulen : 1)) {
-        rc = fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+        rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
         goto out;
     }
     size_t d = ZSTD_decompress(payload->p, f->ulen, z, f->clen);
     if (ZSTD_isError(d) || d != f->ulen) {
-        rc = fail(err, errcap, GL_ERR_ZSTD, "zstd: %s in the frame at byte %" PRIu64,
-                  ZSTD_isError(d) ? ZSTD_getErrorName(d) : "short content", f->offset);
+        rc = gk_fail(err, errcap, GK_E_ZSTD, "zstd: %s in the frame at byte %" PRIu64,
+                     ZSTD_isError(d) ? ZSTD_getErrorName(d) : "short content", f->offset);
         goto out;
     }
     payload->n = d;
@@ -878,16 +848,16 @@ out:
 int gl_frame_next_game(const gl_frame_t *f, const gl_buf_t *payload, size_t *pos, gl_game_t *g,
                        char *err, size_t errcap) {
     if (*pos >= payload->n)
-        return fail(err, errcap, GL_ERR_FORMAT,
-                    "frame at byte %" PRIu64 " holds fewer games"
-                    " than its header says",
-                    f->offset);
+        return gk_fail(err, errcap, GK_E_FORMAT,
+                       "frame at byte %" PRIu64 " holds fewer games"
+                       " than its header says",
+                       f->offset);
     size_t used;
     int rc =
         gl_decode_game(payload->p + *pos, payload->n - *pos, f->version, g, &used, err, errcap);
     if (rc) return rc;
     *pos += used;
-    return GL_OK;
+    return GK_OK;
 }
 
 /* ------------------------------------------------------------------ writer */
@@ -900,7 +870,6 @@ struct gl_writer {
     gl_buf_t payload, frame;
     uint64_t *idx;
     uint32_t nidx, idx_cap;
-    uint64_t file_bytes, payload_bytes;
 };
 
 /* A file system without record locks (Lustre mounted without -o flock, some FUSE file
@@ -920,59 +889,31 @@ static int lock_fd(int fd) {
     return -1;
 }
 
-static int fsync_dir_of(const char *path) {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = 0;
-    else
-        snprintf(dir, sizeof dir, ".");
-    int fd = open(dir[0] ? dir : "/", O_RDONLY);
-    if (fd < 0) return -1;
-    int r = fsync(fd);
-    /* Some file systems do not fsync directories; that is not an error of ours. */
-    if (r && (errno == EINVAL || errno == EBADF)) r = 0;
-    close(fd);
-    return r;
-}
-
-int gl_shard_truncate(const char *path, uint64_t size, char *err, size_t errcap) {
-    int fd = open(path, O_RDWR);
-    if (fd < 0) return fail(err, errcap, GL_ERR_IO, "%s: %s", path, strerror(errno));
-    int r = ftruncate(fd, (off_t)size);
-    if (!r) r = fsync(fd);
-    int e = errno;
-    close(fd);
-    if (r) return fail(err, errcap, GL_ERR_IO, "%s: truncate: %s", path, strerror(e));
-    return GL_OK;
-}
-
 int gl_writer_open(gl_writer_t **wp, const char *path, const gl_writer_opts_t *o, bool repair,
                    uint64_t *dropped, char *err, size_t errcap) {
     *wp = NULL;
     if (dropped) *dropped = 0;
     gl_writer_t *w = calloc(1, sizeof *w);
-    if (!w) return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+    if (!w) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     snprintf(w->path, sizeof w->path, "%s", path);
     w->o = *o;
     if (!w->o.level) w->o.level = 9;
-    int rc = GL_OK;
+    int rc = GK_OK;
     bool created = access(path, F_OK) != 0;
     w->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (w->fd < 0) {
-        rc = fail(err, errcap, GL_ERR_IO, "%s: %s", path, strerror(errno));
+        rc = gk_fail(err, errcap, GK_E_IO, "%s: %s", path, strerror(errno));
         goto bad;
     }
     if (lock_fd(w->fd)) {
         rc = (errno == EACCES || errno == EAGAIN)
-                 ? fail(err, errcap, GL_ERR_LOCKED, "%s is being written by another process", path)
-                 : fail(err, errcap, GL_ERR_IO, "%s: lock: %s", path, strerror(errno));
+                 ? gk_fail(err, errcap, GK_E_LOCKED, "%s is being written by another process", path)
+                 : gk_fail(err, errcap, GK_E_IO, "%s: lock: %s", path, strerror(errno));
         goto bad;
     }
     struct stat st;
     if (fstat(w->fd, &st)) {
-        rc = fail(err, errcap, GL_ERR_IO, "%s: %s", path, strerror(errno));
+        rc = gk_fail(err, errcap, GK_E_IO, "%s: %s", path, strerror(errno));
         goto bad;
     }
     gl_src_t src = {.fd = w->fd, .size = (uint64_t)st.st_size};
@@ -984,14 +925,14 @@ int gl_writer_open(gl_writer_t **wp, const char *path, const gl_writer_opts_t *o
         goto bad;
     }
     if (sh.status == GL_SHARD_CORRUPT && !repair) {
-        rc = fail(err, errcap, GL_ERR_FORMAT, "%s: %s (not a torn write; see 'gounki log verify')",
-                  path, sh.problem);
+        rc = gk_fail(err, errcap, GK_E_FORMAT, "%s: %s (not a torn write; see 'gounki log verify')",
+                     path, sh.problem);
         gl_shard_free(&sh);
         goto bad;
     }
     if (sh.status != GL_SHARD_OK) {
         if (ftruncate(w->fd, (off_t)sh.valid_end) || fsync(w->fd)) {
-            rc = fail(err, errcap, GL_ERR_IO, "%s: truncate: %s", path, strerror(errno));
+            rc = gk_fail(err, errcap, GK_E_IO, "%s: truncate: %s", path, strerror(errno));
             gl_shard_free(&sh);
             goto bad;
         }
@@ -999,12 +940,12 @@ int gl_writer_open(gl_writer_t **wp, const char *path, const gl_writer_opts_t *o
     }
     w->off = sh.valid_end;
     gl_shard_free(&sh);
-    if (created && fsync_dir_of(path)) {
-        rc = fail(err, errcap, GL_ERR_IO, "%s: fsync of its directory: %s", path, strerror(errno));
+    if (created && gk_fsync_dir_of(path)) {
+        rc = gk_fail(err, errcap, GK_E_IO, "%s: fsync of its directory: %s", path, strerror(errno));
         goto bad;
     }
     *wp = w;
-    return GL_OK;
+    return GK_OK;
 bad:
     if (w->fd >= 0) close(w->fd);
     free(w);
@@ -1014,15 +955,15 @@ bad:
 /* Room for one more pending game index in the writer's frame. */
 static int writer_room(gl_writer_t *w, char *err, size_t errcap) {
     if (w->nidx >= GL_MAX_FRAME_GAMES)
-        return fail(err, errcap, GL_ERR_ARG, "too many games pending; flush first");
+        return gk_fail(err, errcap, GK_E_ARG, "too many games pending; flush first");
     if (w->nidx == w->idx_cap) {
         uint32_t cap = w->idx_cap ? 2 * w->idx_cap : 64;
         uint64_t *ix = realloc(w->idx, cap * sizeof *ix);
-        if (!ix) return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+        if (!ix) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
         w->idx = ix;
         w->idx_cap = cap;
     }
-    return GL_OK;
+    return GK_OK;
 }
 
 int gl_writer_add(gl_writer_t *w, const gl_game_t *g, char *err, size_t errcap) {
@@ -1035,7 +976,7 @@ int gl_writer_add(gl_writer_t *w, const gl_game_t *g, char *err, size_t errcap) 
         return rc;
     }
     w->idx[w->nidx++] = g->index;
-    return GL_OK;
+    return GK_OK;
 }
 
 int gl_writer_add_encoded(gl_writer_t *w, uint64_t index, const uint8_t *rec, size_t n, char *err,
@@ -1044,14 +985,14 @@ int gl_writer_add_encoded(gl_writer_t *w, uint64_t index, const uint8_t *rec, si
     uint64_t len = getv(&c);
     cur_t body = {c.p, c.end, 0};
     if (c.bad || len != (uint64_t)(c.end - c.p) || getv(&body) != index || body.bad)
-        return fail(err, errcap, GL_ERR_ARG, "not the record of game %" PRIu64, index);
+        return gk_fail(err, errcap, GK_E_ARG, "not the record of game %" PRIu64, index);
     int room = writer_room(w, err, errcap);
     if (room) return room;
-    if (gl_buf_reserve(&w->payload, n)) return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+    if (gl_buf_reserve(&w->payload, n)) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     memcpy(w->payload.p + w->payload.n, rec, n);
     w->payload.n += n;
     w->idx[w->nidx++] = index;
-    return GL_OK;
+    return GK_OK;
 }
 
 uint32_t gl_writer_pending(const gl_writer_t *w) {
@@ -1062,7 +1003,7 @@ size_t gl_writer_pending_bytes(const gl_writer_t *w) {
 }
 
 int gl_writer_flush(gl_writer_t *w, char *err, size_t errcap) {
-    if (!w->nidx) return GL_OK;
+    if (!w->nidx) return GK_OK;
     int rc = gl_frame_build(&w->payload, w->idx, w->nidx, w->o.level, &w->frame, err, errcap);
     if (rc) return rc;
     const uint8_t *p = w->frame.p;
@@ -1076,32 +1017,25 @@ int gl_writer_flush(gl_writer_t *w, char *err, size_t errcap) {
             /* Leave no half frame behind: the next scan would call it torn anyway. */
             if (ftruncate(w->fd, (off_t)w->off)) { /* the scan will handle it */
             }
-            return fail(err, errcap, GL_ERR_IO, "%s: write: %s", w->path, strerror(e));
+            return gk_fail(err, errcap, GK_E_IO, "%s: write: %s", w->path, strerror(e));
         }
         p += r;
         left -= (size_t)r;
         off += (uint64_t)r;
     }
     if (fsync(w->fd))
-        return fail(err, errcap, GL_ERR_IO, "%s: fsync: %s", w->path, strerror(errno));
+        return gk_fail(err, errcap, GK_E_IO, "%s: fsync: %s", w->path, strerror(errno));
     w->off = off;
-    w->file_bytes += w->frame.n;
-    w->payload_bytes += w->payload.n;
     w->payload.n = 0;
     w->nidx = 0;
-    return GL_OK;
-}
-
-void gl_writer_totals(const gl_writer_t *w, uint64_t *file_bytes, uint64_t *payload_bytes) {
-    if (file_bytes) *file_bytes = w->file_bytes;
-    if (payload_bytes) *payload_bytes = w->payload_bytes;
+    return GK_OK;
 }
 
 int gl_writer_close(gl_writer_t *w, char *err, size_t errcap) {
-    if (!w) return GL_OK;
+    if (!w) return GK_OK;
     int rc = gl_writer_flush(w, err, errcap);
     if (close(w->fd) && !rc)
-        rc = fail(err, errcap, GL_ERR_IO, "%s: close: %s", w->path, strerror(errno));
+        rc = gk_fail(err, errcap, GK_E_IO, "%s: close: %s", w->path, strerror(errno));
     gl_buf_free(&w->payload);
     gl_buf_free(&w->frame);
     free(w->idx);
@@ -1169,8 +1103,8 @@ int gl_manifest_parse(const char *text, size_t len, gl_manifest_t *m, char *err,
         parse_u64(val, 10, &version))
         goto bad;
     if (version < 1 || version > GL_VERSION)
-        return fail(err, errcap, GL_ERR_VERSION,
-                    "manifest version %" PRIu64 " is not readable (1..%d)", version, GL_VERSION);
+        return gk_fail(err, errcap, GK_E_VERSION,
+                       "manifest version %" PRIu64 " is not readable (1..%d)", version, GL_VERSION);
     what = "games";
     if (next_line(text, len, &pos, &line, &n) || keyed(line, n, "games", val, sizeof val) ||
         parse_u64(val, 10, &m->games))
@@ -1197,57 +1131,39 @@ int gl_manifest_parse(const char *text, size_t len, gl_manifest_t *m, char *err,
         goto bad;
     }
     if (v != gk_xxh64(text, body, 0))
-        return fail(err, errcap, GL_ERR_CHECKSUM, "manifest checksum mismatch");
+        return gk_fail(err, errcap, GK_E_CHECKSUM, "manifest checksum mismatch");
     if (gk_xxh64(m->settings, strlen(m->settings), 0) != m->fingerprint)
-        return fail(err, errcap, GL_ERR_CHECKSUM,
-                    "manifest fingerprint does not match its settings");
-    return GL_OK;
+        return gk_fail(err, errcap, GK_E_CHECKSUM,
+                       "manifest fingerprint does not match its settings");
+    return GK_OK;
 bad:
-    return fail(err, errcap, GL_ERR_FORMAT, "manifest: bad or missing %s line", what);
+    return gk_fail(err, errcap, GK_E_FORMAT, "manifest: bad or missing %s line", what);
 }
 
 int gl_manifest_read(const char *dir, gl_manifest_t *m, char *err, size_t errcap) {
-    char path[4096], buf[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, GL_MANIFEST_NAME);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        fail(err, errcap, GL_ERR_IO, "%s: %s", path, strerror(e));
-        errno = e;
-        return GL_ERR_IO;
-    }
-    size_t n = fread(buf, 1, sizeof buf, f);
-    int bad = ferror(f) || !feof(f);
-    fclose(f);
-    if (bad) return fail(err, errcap, GL_ERR_FORMAT, "%s: unreadable or too large", path);
-    int rc = gl_manifest_parse(buf, n, m, err, errcap);
+    char path[4096], *text;
+    size_t n;
+    GK_RETURN_IF(gk_path_join(path, sizeof path, dir, GL_MANIFEST_NAME), err, errcap, GK_E_INVALID,
+                 "%s: path too long", dir);
+    /* gk_read_file keeps the errno of a failed open: ENOENT tells a new run. */
+    int rc = gk_read_file(path, 4095, &text, &n, err, errcap);
+    if (rc) return rc;
+    rc = gl_manifest_parse(text, n, m, err, errcap);
+    free(text);
     if (rc) {
-        char e2[256];
-        snprintf(e2, sizeof e2, "%s", err);
-        fail(err, errcap, rc, "%s: %s", path, e2);
+        gk_err_wrap(err, errcap, rc, "%s: ", path);
         errno = 0;
     }
     return rc;
 }
 
 int gl_manifest_write(const char *dir, const gl_manifest_t *m, char *err, size_t errcap) {
-    char path[4096], tmp[4200], buf[4096];
+    char path[4096], buf[4096];
     int n = gl_manifest_format(m, buf, sizeof buf);
-    if (n < 0) return fail(err, errcap, GL_ERR_ARG, "manifest too long");
-    snprintf(path, sizeof path, "%s/%s", dir, GL_MANIFEST_NAME);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return fail(err, errcap, GL_ERR_IO, "%s: %s", tmp, strerror(errno));
-    ssize_t w = write(fd, buf, (size_t)n);
-    int bad = w != n || fsync(fd);
-    int e = errno;
-    if (close(fd)) bad = 1;
-    if (bad || rename(tmp, path) || fsync_dir_of(path)) {
-        if (!bad) e = errno;
-        unlink(tmp);
-        return fail(err, errcap, GL_ERR_IO, "%s: %s", path, strerror(e ? e : EIO));
-    }
-    return GL_OK;
+    GK_RETURN_IF(n < 0, err, errcap, GK_E_ARG, "manifest too long");
+    GK_RETURN_IF(gk_path_join(path, sizeof path, dir, GL_MANIFEST_NAME), err, errcap, GK_E_INVALID,
+                 "%s: path too long", dir);
+    return gk_write_atomic(path, buf, (size_t)n, err, errcap);
 }
 
 int gl_shard_path(const char *dir, int rank, char *buf, size_t cap) {
@@ -1278,20 +1194,18 @@ void gl_logset_free(gl_logset_t *ls) {
 
 static int scan_file(const char *path, gl_shard_t *s, bool verify, char *err, size_t errcap) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fail(err, errcap, GL_ERR_IO, "%s: %s", path, strerror(errno));
+    if (fd < 0) return gk_fail(err, errcap, GK_E_IO, "%s: %s", path, strerror(errno));
     struct stat st;
     int rc;
     if (fstat(fd, &st))
-        rc = fail(err, errcap, GL_ERR_IO, "%s: %s", path, strerror(errno));
+        rc = gk_fail(err, errcap, GK_E_IO, "%s: %s", path, strerror(errno));
     else if (!S_ISREG(st.st_mode))
-        rc = fail(err, errcap, GL_ERR_IO, "%s: not a regular file", path);
+        rc = gk_fail(err, errcap, GK_E_IO, "%s: not a regular file", path);
     else {
         gl_src_t src = {.fd = fd, .size = (uint64_t)st.st_size};
         rc = gl_shard_scan(&src, s, verify, err, errcap);
         if (rc) {
-            char e2[256];
-            snprintf(e2, sizeof e2, "%s", err);
-            fail(err, errcap, rc, "%s: %s", path, e2);
+            gk_err_wrap(err, errcap, rc, "%s: ", path);
         }
     }
     close(fd);
@@ -1301,11 +1215,11 @@ static int scan_file(const char *path, gl_shard_t *s, bool verify, char *err, si
 int gl_logset_open(gl_logset_t *ls, const char *path, bool verify, char *err, size_t errcap) {
     memset(ls, 0, sizeof *ls);
     struct stat st;
-    if (stat(path, &st)) return fail(err, errcap, GL_ERR_IO, "%s: %s", path, strerror(errno));
-    int cap = 0, rc = GL_OK;
+    if (stat(path, &st)) return gk_fail(err, errcap, GK_E_IO, "%s: %s", path, strerror(errno));
+    int cap = 0, rc = GK_OK;
     if (S_ISDIR(st.st_mode)) {
         DIR *d = opendir(path);
-        if (!d) return fail(err, errcap, GL_ERR_IO, "%s: %s", path, strerror(errno));
+        if (!d) return gk_fail(err, errcap, GK_E_IO, "%s: %s", path, strerror(errno));
         struct dirent *e;
         while ((e = readdir(d))) {
             if (!is_shard_name(e->d_name)) continue;
@@ -1313,7 +1227,7 @@ int gl_logset_open(gl_logset_t *ls, const char *path, bool verify, char *err, si
                 cap = cap ? 2 * cap : 16;
                 char **p = realloc(ls->path, (size_t)cap * sizeof *p);
                 if (!p) {
-                    rc = GL_ERR_NOMEM;
+                    rc = GK_E_NOMEM;
                     break;
                 }
                 ls->path = p;
@@ -1321,7 +1235,7 @@ int gl_logset_open(gl_logset_t *ls, const char *path, bool verify, char *err, si
             size_t n = strlen(path) + strlen(e->d_name) + 2;
             char *full = malloc(n);
             if (!full) {
-                rc = GL_ERR_NOMEM;
+                rc = GK_E_NOMEM;
                 break;
             }
             snprintf(full, n, "%s/%s", path, e->d_name);
@@ -1330,14 +1244,14 @@ int gl_logset_open(gl_logset_t *ls, const char *path, bool verify, char *err, si
         closedir(d);
         if (rc) {
             gl_logset_free(ls);
-            return fail(err, errcap, rc, "out of memory");
+            return gk_fail(err, errcap, rc, "out of memory");
         }
         if (ls->nshards) qsort(ls->path, (size_t)ls->nshards, sizeof *ls->path, name_cmp);
         rc = gl_manifest_read(path, &ls->manifest, err, errcap);
-        if (rc == GL_OK)
+        if (rc == GK_OK)
             ls->has_manifest = true;
-        else if (rc == GL_ERR_IO && errno == ENOENT)
-            rc = GL_OK;
+        else if (rc == GK_E_IO && errno == ENOENT)
+            rc = GK_OK;
         if (rc) {
             gl_logset_free(ls);
             return rc;
@@ -1346,21 +1260,21 @@ int gl_logset_open(gl_logset_t *ls, const char *path, bool verify, char *err, si
         ls->path = malloc(sizeof *ls->path);
         if (!ls->path || !(ls->path[0] = strdup(path))) {
             gl_logset_free(ls);
-            return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+            return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
         }
         ls->nshards = 1;
     }
     ls->shard = calloc((size_t)(ls->nshards ? ls->nshards : 1), sizeof *ls->shard);
     if (!ls->shard) {
         gl_logset_free(ls);
-        return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     }
     for (int i = 0; i < ls->nshards; i++)
         if ((rc = scan_file(ls->path[i], &ls->shard[i], verify, err, errcap))) {
             gl_logset_free(ls);
             return rc;
         }
-    return GL_OK;
+    return GK_OK;
 }
 
 static int loc_cmp(const void *a, const void *b) {
@@ -1375,7 +1289,7 @@ int gl_logset_locate(const gl_logset_t *ls, gl_loc_t **out, uint64_t *n, char *e
     uint64_t total = 0;
     for (int i = 0; i < ls->nshards; i++) total += ls->shard[i].nindex;
     gl_loc_t *v = malloc((size_t)(total ? total : 1) * sizeof *v);
-    if (!v) return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+    if (!v) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     uint64_t k = 0;
     for (int i = 0; i < ls->nshards; i++) {
         const gl_shard_t *s = &ls->shard[i];
@@ -1386,7 +1300,7 @@ int gl_logset_locate(const gl_logset_t *ls, gl_loc_t **out, uint64_t *n, char *e
     qsort(v, (size_t)total, sizeof *v, loc_cmp);
     *out = v;
     *n = total;
-    return GL_OK;
+    return GK_OK;
 }
 
 /* ------------------------------------------------------------------ reader */
@@ -1411,17 +1325,17 @@ struct gl_reader {
 
 int gl_reader_new(gl_reader_t **rp, const gl_logset_t *ls, char *err, size_t errcap) {
     gl_reader_t *r = calloc(1, sizeof *r);
-    if (!r) return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+    if (!r) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     r->ls = ls;
     r->fd = malloc((size_t)(ls->nshards ? ls->nshards : 1) * sizeof *r->fd);
     if (!r->fd) {
         free(r);
-        return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     }
     for (int i = 0; i < ls->nshards; i++) r->fd[i] = -1;
     for (int i = 0; i < READER_CACHE; i++) r->c[i].shard = -1;
     *rp = r;
-    return GL_OK;
+    return GK_OK;
 }
 
 void gl_reader_free(gl_reader_t *r) {
@@ -1439,29 +1353,25 @@ void gl_reader_free(gl_reader_t *r) {
 /* Offsets of the records of a loaded payload, checked against the header's count. */
 static int record_starts(cache_t *c, const gl_frame_t *f, char *err, size_t errcap) {
     size_t *s = realloc(c->start, (size_t)f->ngames * sizeof *s);
-    if (!s) return fail(err, errcap, GL_ERR_NOMEM, "out of memory");
+    if (!s) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     c->start = s;
     size_t pos = 0;
     for (uint32_t k = 0; k < f->ngames; k++) {
         cur_t cu = {c->payload.p + pos, c->payload.p + c->payload.n, 0};
         uint64_t len = getv(&cu);
         if (cu.bad || len > (uint64_t)(cu.end - cu.p))
-            return fail(err, errcap, GL_ERR_FORMAT,
-                        "frame at byte %" PRIu64 " holds fewer games than its header says",
-                        f->offset);
+            return gk_fail(err, errcap, GK_E_FORMAT,
+                           "frame at byte %" PRIu64 " holds fewer games than its header says",
+                           f->offset);
         s[k] = pos;
         pos = (size_t)(cu.p - c->payload.p) + (size_t)len;
     }
     c->nstart = f->ngames;
-    return GL_OK;
+    return GK_OK;
 }
 
-int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, size_t errcap) {
+static int reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, size_t errcap) {
     const gl_logset_t *ls = r->ls;
-    if (loc->shard < 0 || loc->shard >= ls->nshards ||
-        loc->frame >= ls->shard[loc->shard].nframes ||
-        loc->k >= ls->shard[loc->shard].frame[loc->frame].ngames)
-        return fail(err, errcap, GL_ERR_ARG, "no such game location");
     const gl_frame_t *f = &ls->shard[loc->shard].frame[loc->frame];
     cache_t *c = NULL, *lru = &r->c[0];
     for (int i = 0; i < READER_CACHE; i++) {
@@ -1473,9 +1383,7 @@ int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, 
         c->shard = -1;
         if (r->fd[loc->shard] < 0) {
             r->fd[loc->shard] = open(ls->path[loc->shard], O_RDONLY | O_CLOEXEC);
-            if (r->fd[loc->shard] < 0)
-                return fail(err, errcap, GL_ERR_IO, "%s: %s", ls->path[loc->shard],
-                            strerror(errno));
+            if (r->fd[loc->shard] < 0) return gk_fail(err, errcap, GK_E_IO, "%s", strerror(errno));
         }
         gl_src_t src = {.fd = r->fd[loc->shard], .size = ls->shard[loc->shard].size};
         int rc = gl_frame_load(&src, f, &c->payload, err, errcap);
@@ -1489,9 +1397,21 @@ int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, 
     int rc = gl_frame_next_game(f, &c->payload, &pos, g, err, errcap);
     if (rc) return rc;
     if (g->index != loc->index)
-        return fail(err, errcap, GL_ERR_FORMAT,
-                    "game %u of the frame at byte %" PRIu64 " is game %" PRIu64
-                    ", its header says %" PRIu64,
-                    loc->k, f->offset, g->index, loc->index);
-    return GL_OK;
+        return gk_fail(err, errcap, GK_E_FORMAT,
+                       "game %u of the frame at byte %" PRIu64 " is game %" PRIu64
+                       ", its header says %" PRIu64,
+                       loc->k, f->offset, g->index, loc->index);
+    return GK_OK;
+}
+
+int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, size_t errcap) {
+    const gl_logset_t *ls = r->ls;
+    if (loc->shard < 0 || loc->shard >= ls->nshards ||
+        loc->frame >= ls->shard[loc->shard].nframes ||
+        loc->k >= ls->shard[loc->shard].frame[loc->frame].ngames)
+        return gk_fail(err, errcap, GK_E_ARG, "no such game location");
+    int rc = reader_get(r, loc, g, err, errcap);
+    if (rc)
+        gk_err_wrap(err, errcap, rc, "%s: game %" PRIu64 ": ", ls->path[loc->shard], loc->index);
+    return rc;
 }

@@ -24,8 +24,8 @@
  *
  * TORN AND CORRUPT.  Scanning stops at the first frame that is incomplete or fails a
  * check.  When the bad bytes run to the end of the file (a frame cut short by a kill or
- * a crash) the shard is TORN: everything before is sound, and writers cut the tail off
- * (gl_shard_truncate).  Anything else is CORRUPT: later frames are not trusted.
+ * a crash) the shard is TORN: everything before is sound, and gl_writer_open() cuts
+ * the tail off.  Anything else is CORRUPT: later frames are not trusted.
  *
  * VERSIONS.  GL_VERSION is the format written; a reader of version V reads every
  * version <= V and refuses later ones with a clear message.
@@ -33,9 +33,9 @@
  * RUN DIRECTORY.  DIR/manifest.gkm (a small text file with a checksum: game count,
  * settings and their fingerprint) plus DIR/shard-RRRRR.gkz, one per writing rank.
  *
- * Every function returns 0 (GL_OK) or a negative gl_err_t and, where it takes one, a
- * one-line reason in err.  Nothing here prints, exits or keeps global state; distinct
- * objects may be used from distinct threads.  Inputs are untrusted: bad bytes give an
+ * Every function returns 0 (GK_OK) or a negative gk_status_t (common/status.h) and, where
+ * it takes one, a one-line reason in err.  Nothing here prints, exits or keeps global state;
+ * distinct objects may be used from distinct threads.  Inputs are untrusted: bad bytes give an
  * error, never a crash, a hang or an unbounded allocation.
  */
 #ifndef GK_GAMELOG_H
@@ -45,6 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/status.h"
 #include "../games/game.h"
 
 #define GL_VERSION          1
@@ -54,19 +55,6 @@
 #define GL_MAX_FRAME_BYTES  (256u << 20) /* largest uncompressed frame a reader accepts */
 #define GL_ENGINE_MAX       32           /* engine version text, NUL included */
 #define GL_MANIFEST_NAME    "manifest.gkm"
-
-typedef enum {
-    GL_OK = 0,
-    GL_ERR_IO = -1,       /* open/read/write/fsync failed: see err */
-    GL_ERR_FORMAT = -2,   /* bytes that are not a valid log */
-    GL_ERR_CHECKSUM = -3, /* a checksum did not match */
-    GL_ERR_VERSION = -4,  /* written by a newer format version */
-    GL_ERR_NOMEM = -5,
-    GL_ERR_REPLAY = -6, /* the actions are not legal, or the replay disagrees */
-    GL_ERR_ZSTD = -7,
-    GL_ERR_LOCKED = -8, /* another process is writing this shard */
-    GL_ERR_ARG = -9,    /* the caller passed something inconsistent */
-} gl_err_t;
 
 /* How an action was chosen; root statistics exist only for GL_PLY_SEARCH. */
 typedef enum {
@@ -150,8 +138,6 @@ void gl_game_clear(gl_game_t *g);
 /* Appends one action with its statistics (st may be NULL for an unsearched action;
  * top[0..ntop-1] the most visited children, ntop clamped to GL_MAX_TOP). */
 int gl_game_push(gl_game_t *g, gk_action_t a, const gl_ply_t *st, const gl_child_t *top, int ntop);
-/* Deep copy (dst initialised or freed-able). */
-int gl_game_copy(gl_game_t *dst, const gl_game_t *src);
 
 /* ---- growable byte buffer ---- */
 typedef struct gl_buf {
@@ -236,7 +222,7 @@ typedef struct gl_writer_opts {
 } gl_writer_opts_t;
 
 /* Opens (creating if needed) a shard for appending and locks it (fcntl write lock:
- * GL_ERR_LOCKED when another process holds it; no lock where the file system has none).  The shard
+ * GK_E_LOCKED when another process holds it; no lock where the file system has none).  The shard
  * is scanned first: a torn tail is cut off (*dropped gets its byte count, may be NULL); a corrupt
  * shard is refused unless repair, in which case it is cut at the first bad frame too. */
 int gl_writer_open(gl_writer_t **w, const char *path, const gl_writer_opts_t *o, bool repair,
@@ -252,13 +238,8 @@ uint32_t gl_writer_pending(const gl_writer_t *w);
 size_t gl_writer_pending_bytes(const gl_writer_t *w);
 /* Writes the pending batch as one frame (one write, then fsync); nothing when empty. */
 int gl_writer_flush(gl_writer_t *w, char *err, size_t errcap);
-/* Bytes written to the shard by this writer (frames) and their payload bytes. */
-void gl_writer_totals(const gl_writer_t *w, uint64_t *file_bytes, uint64_t *payload_bytes);
 /* Flushes, unlocks, closes, frees.  w may be NULL. */
 int gl_writer_close(gl_writer_t *w, char *err, size_t errcap);
-
-/* Cuts the file at `size` and fsyncs it. */
-int gl_shard_truncate(const char *path, uint64_t size, char *err, size_t errcap);
 
 /* ---- run directory ---- */
 
@@ -272,7 +253,7 @@ typedef struct gl_manifest {
 /* Manifest text (docs/FORMATS.md); parse checks magic, version and checksum. */
 int gl_manifest_format(const gl_manifest_t *m, char *buf, size_t cap);
 int gl_manifest_parse(const char *text, size_t len, gl_manifest_t *m, char *err, size_t errcap);
-/* Reads DIR/manifest.gkm; GL_ERR_IO with errno ENOENT preserved when there is none. */
+/* Reads DIR/manifest.gkm; GK_E_IO with errno ENOENT preserved when there is none. */
 int gl_manifest_read(const char *dir, gl_manifest_t *m, char *err, size_t errcap);
 /* Writes it atomically (temporary file, fsync, rename, fsync of the directory). */
 int gl_manifest_write(const char *dir, const gl_manifest_t *m, char *err, size_t errcap);
@@ -307,7 +288,8 @@ typedef struct gl_loc {
  * duplicates stay adjacent).  *out is malloc'ed; caller frees. */
 int gl_logset_locate(const gl_logset_t *ls, gl_loc_t **out, uint64_t *n, char *err, size_t errcap);
 
-/* Reads games of a logset in any order with a small cache of decompressed frames. */
+/* Reads games of a logset in any order with a small cache of decompressed frames.
+ * gl_reader_get's reasons start with the shard's path and the game's index. */
 typedef struct gl_reader gl_reader_t;
 int gl_reader_new(gl_reader_t **r, const gl_logset_t *ls, char *err, size_t errcap);
 int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, size_t errcap);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../games/game.h"
+#include "../common/clock.h"
 
 /* ---------------------------------------------------------------- sparse rows */
 
@@ -15,7 +16,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
     size_t c = *cap ? *cap : 256;
     while (c < need) c *= 2;
     void *q = realloc(*p, c * elem);
-    if (!q) return TUNE_ENOMEM;
+    if (!q) return GK_E_NOMEM;
     *p = q;
     *cap = c;
     return 0;
@@ -35,19 +36,19 @@ static void rows_free(tune_rows_t *r) {
 /* Makes room for one more row of up to k entries; off[] always has n + 1 slots. */
 static int rows_reserve(tune_rows_t *r, size_t k) {
     size_t cap = r->cap;
-    if (grow((void **)&r->off, &cap, r->n + 2, sizeof *r->off)) return TUNE_ENOMEM;
+    if (grow((void **)&r->off, &cap, r->n + 2, sizeof *r->off)) return GK_E_NOMEM;
     r->cap = cap;
     if (r->n == 0) r->off[0] = 0;
     size_t nc = r->nnz_cap;
-    if (grow((void **)&r->idx, &nc, r->nnz + k, sizeof *r->idx)) return TUNE_ENOMEM;
+    if (grow((void **)&r->idx, &nc, r->nnz + k, sizeof *r->idx)) return GK_E_NOMEM;
     nc = r->nnz_cap;
-    if (grow((void **)&r->val, &nc, r->nnz + k, sizeof *r->val)) return TUNE_ENOMEM;
+    if (grow((void **)&r->val, &nc, r->nnz + k, sizeof *r->val)) return GK_E_NOMEM;
     r->nnz_cap = nc;
     return 0;
 }
 
 static int rows_push_dense(tune_rows_t *r, const float *f, int nfeat) {
-    if (rows_reserve(r, (size_t)nfeat)) return TUNE_ENOMEM;
+    if (rows_reserve(r, (size_t)nfeat)) return GK_E_NOMEM;
     for (int j = 0; j < nfeat; j++)
         if (f[j] != 0.0f) {
             r->idx[r->nnz] = (uint16_t)j;
@@ -60,7 +61,7 @@ static int rows_push_dense(tune_rows_t *r, const float *f, int nfeat) {
 
 static int rows_push_row(tune_rows_t *r, const tune_rows_t *src, size_t i) {
     size_t a = src->off[i], b = src->off[i + 1];
-    if (rows_reserve(r, b - a)) return TUNE_ENOMEM;
+    if (rows_reserve(r, b - a)) return GK_E_NOMEM;
     memcpy(r->idx + r->nnz, src->idx + a, (b - a) * sizeof *r->idx);
     memcpy(r->val + r->nnz, src->val + a, (b - a) * sizeof *r->val);
     r->nnz += b - a;
@@ -98,11 +99,11 @@ void tune_vset_free(tune_vset_t *s) {
 static int vset_push(tune_vset_t *s, float target, uint64_t hash, uint64_t game) {
     size_t i = s->rows.n - 1; /* the row just pushed */
     size_t c = s->cap;
-    if (grow((void **)&s->target, &c, i + 1, sizeof *s->target)) return TUNE_ENOMEM;
+    if (grow((void **)&s->target, &c, i + 1, sizeof *s->target)) return GK_E_NOMEM;
     c = s->cap;
-    if (grow((void **)&s->hash, &c, i + 1, sizeof *s->hash)) return TUNE_ENOMEM;
+    if (grow((void **)&s->hash, &c, i + 1, sizeof *s->hash)) return GK_E_NOMEM;
     c = s->cap;
-    if (grow((void **)&s->game, &c, i + 1, sizeof *s->game)) return TUNE_ENOMEM;
+    if (grow((void **)&s->game, &c, i + 1, sizeof *s->game)) return GK_E_NOMEM;
     s->cap = c;
     s->target[i] = target;
     s->hash[i] = hash;
@@ -111,30 +112,30 @@ static int vset_push(tune_vset_t *s, float target, uint64_t hash, uint64_t game)
 }
 
 int tune_vset_add(tune_vset_t *s, const float *f, float target, uint64_t hash, uint64_t game) {
-    if (!(target >= 0.0f && target <= 1.0f)) return TUNE_EINVAL;
-    if (rows_push_dense(&s->rows, f, s->nfeat)) return TUNE_ENOMEM;
+    if (!(target >= 0.0f && target <= 1.0f)) return GK_E_INVALID;
+    if (rows_push_dense(&s->rows, f, s->nfeat)) return GK_E_NOMEM;
     if (vset_push(s, target, hash, game)) {
         s->rows.n--;
         s->rows.nnz = s->rows.off[s->rows.n];
-        return TUNE_ENOMEM;
+        return GK_E_NOMEM;
     }
     return 0;
 }
 
 static int vset_copy_sample(tune_vset_t *d, const tune_vset_t *s, size_t i, float target) {
-    if (rows_push_row(&d->rows, &s->rows, i)) return TUNE_ENOMEM;
+    if (rows_push_row(&d->rows, &s->rows, i)) return GK_E_NOMEM;
     if (vset_push(d, target, s->hash[i], s->game[i])) {
         d->rows.n--;
         d->rows.nnz = d->rows.off[d->rows.n];
-        return TUNE_ENOMEM;
+        return GK_E_NOMEM;
     }
     return 0;
 }
 
 int tune_vset_append(tune_vset_t *dst, const tune_vset_t *src) {
-    if (dst->nfeat != src->nfeat) return TUNE_EINVAL;
+    if (dst->nfeat != src->nfeat) return GK_E_INVALID;
     for (size_t i = 0; i < src->rows.n; i++)
-        if (vset_copy_sample(dst, src, i, src->target[i])) return TUNE_ENOMEM;
+        if (vset_copy_sample(dst, src, i, src->target[i])) return GK_E_NOMEM;
     return 0;
 }
 
@@ -159,7 +160,7 @@ long tune_vset_dedupe(tune_vset_t *s) {
         free(k);
         free(mean);
         free(keep);
-        return TUNE_ENOMEM;
+        return GK_E_NOMEM;
     }
     for (size_t i = 0; i < n; i++) k[i] = (hkey_t){s->hash[i], i};
     qsort(k, n, sizeof *k, hkey_cmp);
@@ -204,7 +205,7 @@ int tune_vset_split(const tune_vset_t *s, double frac, uint64_t seed, tune_vset_
         if (vset_copy_sample(d, s, i, s->target[i])) {
             tune_vset_free(train);
             tune_vset_free(val);
-            return TUNE_ENOMEM;
+            return GK_E_NOMEM;
         }
     }
     return 0;
@@ -229,32 +230,32 @@ void tune_pset_free(tune_pset_t *s) {
 
 static int pset_reserve(tune_pset_t *s, size_t m) {
     size_t cap = s->cap;
-    if (grow((void **)&s->cand_off, &cap, s->n + 2, sizeof *s->cand_off)) return TUNE_ENOMEM;
+    if (grow((void **)&s->cand_off, &cap, s->n + 2, sizeof *s->cand_off)) return GK_E_NOMEM;
     cap = s->cap;
-    if (grow((void **)&s->game, &cap, s->n + 2, sizeof *s->game)) return TUNE_ENOMEM;
+    if (grow((void **)&s->game, &cap, s->n + 2, sizeof *s->game)) return GK_E_NOMEM;
     s->cap = cap;
     if (s->n == 0) s->cand_off[0] = 0;
     size_t c = s->ccap;
-    if (grow((void **)&s->ctarget, &c, s->cand.n + m, sizeof *s->ctarget)) return TUNE_ENOMEM;
+    if (grow((void **)&s->ctarget, &c, s->cand.n + m, sizeof *s->ctarget)) return GK_E_NOMEM;
     s->ccap = c;
     return 0;
 }
 
 int tune_pset_add(tune_pset_t *s, int m, const float *g, const float *t, uint64_t game) {
-    if (m <= 0) return TUNE_EINVAL;
+    if (m <= 0) return GK_E_INVALID;
     double sum = 0;
     for (int a = 0; a < m; a++) {
-        if (!(t[a] >= 0.0f) || !isfinite(t[a])) return TUNE_EINVAL;
+        if (!(t[a] >= 0.0f) || !isfinite(t[a])) return GK_E_INVALID;
         sum += t[a];
     }
-    if (!(sum > 0)) return TUNE_EINVAL;
-    if (pset_reserve(s, (size_t)m)) return TUNE_ENOMEM;
+    if (!(sum > 0)) return GK_E_INVALID;
+    if (pset_reserve(s, (size_t)m)) return GK_E_NOMEM;
     size_t c0 = s->cand.n, z0 = s->cand.nnz;
     for (int a = 0; a < m; a++) {
         if (rows_push_dense(&s->cand, g + (size_t)a * (size_t)s->nfeat, s->nfeat)) {
             s->cand.n = c0;
             s->cand.nnz = z0;
-            return TUNE_ENOMEM;
+            return GK_E_NOMEM;
         }
         s->ctarget[c0 + (size_t)a] = (float)(t[a] / sum);
     }
@@ -265,13 +266,13 @@ int tune_pset_add(tune_pset_t *s, int m, const float *g, const float *t, uint64_
 
 static int pset_copy_sample(tune_pset_t *d, const tune_pset_t *s, size_t i) {
     size_t a = s->cand_off[i], b = s->cand_off[i + 1];
-    if (pset_reserve(d, b - a)) return TUNE_ENOMEM;
+    if (pset_reserve(d, b - a)) return GK_E_NOMEM;
     size_t c0 = d->cand.n, z0 = d->cand.nnz;
     for (size_t c = a; c < b; c++) {
         if (rows_push_row(&d->cand, &s->cand, c)) {
             d->cand.n = c0;
             d->cand.nnz = z0;
-            return TUNE_ENOMEM;
+            return GK_E_NOMEM;
         }
         d->ctarget[c0 + (c - a)] = s->ctarget[c];
     }
@@ -281,9 +282,9 @@ static int pset_copy_sample(tune_pset_t *d, const tune_pset_t *s, size_t i) {
 }
 
 int tune_pset_append(tune_pset_t *dst, const tune_pset_t *src) {
-    if (dst->nfeat != src->nfeat) return TUNE_EINVAL;
+    if (dst->nfeat != src->nfeat) return GK_E_INVALID;
     for (size_t i = 0; i < src->n; i++)
-        if (pset_copy_sample(dst, src, i)) return TUNE_ENOMEM;
+        if (pset_copy_sample(dst, src, i)) return GK_E_NOMEM;
     return 0;
 }
 
@@ -296,7 +297,7 @@ int tune_pset_split(const tune_pset_t *s, double frac, uint64_t seed, tune_pset_
         if (pset_copy_sample(d, s, i)) {
             tune_pset_free(train);
             tune_pset_free(val);
-            return TUNE_ENOMEM;
+            return GK_E_NOMEM;
         }
     }
     return 0;
@@ -319,11 +320,10 @@ void tune_opts_default(tune_opts_t *o) {
 
 const char *tune_strerror(int code) {
     switch (code) {
-    case TUNE_OK: return "ok";
-    case TUNE_ENOMEM: return "out of memory";
-    case TUNE_EINVAL: return "invalid argument";
-    case TUNE_EEMPTY: return "no training samples";
-    case TUNE_EDATA: return "bad log data";
+    case GK_OK: return "ok";
+    case GK_E_NOMEM: return "out of memory";
+    case GK_E_INVALID: return "invalid argument";
+    case GK_E_EMPTY: return "no training samples";
     default: return "unknown error";
     }
 }
@@ -389,7 +389,7 @@ static int adam_init(adam_t *a, int n) {
     if (!a->m || !a->v) {
         free(a->m);
         free(a->v);
-        return TUNE_ENOMEM;
+        return GK_E_NOMEM;
     }
     return 0;
 }
@@ -418,7 +418,7 @@ static void fit_ws_free(fit_ws_t *f) {
     free(f->best);
 }
 
-/* Allocates for n samples of nf features starting from weights w; 0 or TUNE_ENOMEM. */
+/* Allocates for n samples of nf features starting from weights w; 0 or GK_E_NOMEM. */
 static int fit_ws_init(fit_ws_t *f, size_t n, int nf, const double *w) {
     memset(f, 0, sizeof *f);
     f->perm = malloc(n * sizeof *f->perm);
@@ -428,7 +428,7 @@ static int fit_ws_init(fit_ws_t *f, size_t n, int nf, const double *w) {
     f->best = malloc((size_t)nf * sizeof *f->best);
     if (!f->perm || !f->cbuf || !f->g || !f->start || !f->best || adam_init(&f->ad, nf)) {
         fit_ws_free(f);
-        return TUNE_ENOMEM;
+        return GK_E_NOMEM;
     }
     memcpy(f->start, w, (size_t)nf * sizeof *w);
     memcpy(f->best, w, (size_t)nf * sizeof *w);
@@ -442,7 +442,7 @@ static int fit_epoch_end(fit_ws_t *f, const tune_opts_t *o, tune_report_t *rep, 
                          double train_loss, double vl, int has_val, double t0, const double *w,
                          int nf) {
     rep->epochs_run = ep;
-    if (o->progress) o->progress(o->ctx, ep, train_loss, has_val ? vl : NAN, omp_get_wtime() - t0);
+    if (o->progress) o->progress(o->ctx, ep, train_loss, has_val ? vl : NAN, gk_now_s() - t0);
     if (vl < f->best_loss) {
         f->best_loss = vl;
         rep->best_epoch = ep;
@@ -597,13 +597,13 @@ int tune_fit_value(const tune_vset_t *train, const tune_vset_t *val, double *w, 
     int nf = train->nfeat;
     memset(rep, 0, sizeof *rep);
     rep->k = k;
-    if (n == 0) return TUNE_EEMPTY;
-    if (!(k > 0) || o->batch < 1 || o->epochs < 0 || (val && val->nfeat != nf)) return TUNE_EINVAL;
+    if (n == 0) return GK_E_EMPTY;
+    if (!(k > 0) || o->batch < 1 || o->epochs < 0 || (val && val->nfeat != nf)) return GK_E_INVALID;
     int has_val = val && val->rows.n > 0;
     set_threads(o->threads);
 
     fit_ws_t ws;
-    if (fit_ws_init(&ws, n, nf, w)) return TUNE_ENOMEM;
+    if (fit_ws_init(&ws, n, nf, w)) return GK_E_NOMEM;
     size_t *perm = ws.perm;
     double *cbuf = ws.cbuf, *g = ws.g, *w0 = ws.start, *best = ws.best;
     adam_t *ad = &ws.ad;
@@ -611,7 +611,7 @@ int tune_fit_value(const tune_vset_t *train, const tune_vset_t *val, double *w, 
     rep->train_before = tune_value_loss(train, w, k, o->loss, o->threads);
     rep->val_before = has_val ? tune_value_loss(val, w, k, o->loss, o->threads) : NAN;
     ws.best_loss = has_val ? rep->val_before : rep->train_before;
-    double t0 = omp_get_wtime();
+    double t0 = gk_now_s();
     size_t processed = 0;
 
     for (int ep = 1; ep <= o->epochs; ep++) {
@@ -630,7 +630,7 @@ int tune_fit_value(const tune_vset_t *train, const tune_vset_t *val, double *w, 
         double vl = has_val ? tune_value_loss(val, w, k, o->loss, o->threads) : train_loss;
         if (fit_epoch_end(&ws, o, rep, ep, train_loss, vl, has_val, t0, w, nf)) break;
     }
-    rep->secs = omp_get_wtime() - t0;
+    rep->secs = gk_now_s() - t0;
     rep->samples_per_sec = rep->secs > 0 ? (double)processed / rep->secs : 0;
     memcpy(w, best, (size_t)nf * sizeof *w);
     rep->train_after = tune_value_loss(train, w, k, o->loss, o->threads);
@@ -691,22 +691,22 @@ int tune_fit_policy(const tune_pset_t *train, const tune_pset_t *val, double *v,
     int nf = train->nfeat;
     memset(rep, 0, sizeof *rep);
     rep->k = 1.0 / o->temperature;
-    if (n == 0) return TUNE_EEMPTY;
+    if (n == 0) return GK_E_EMPTY;
     if (!(o->temperature > 0) || o->batch < 1 || o->epochs < 0 || (val && val->nfeat != nf))
-        return TUNE_EINVAL;
+        return GK_E_INVALID;
     int has_val = val && val->n > 0;
     double invT = 1.0 / o->temperature;
     set_threads(o->threads);
 
     fit_ws_t ws;
-    if (fit_ws_init(&ws, n, nf, v)) return TUNE_ENOMEM;
+    if (fit_ws_init(&ws, n, nf, v)) return GK_E_NOMEM;
     size_t *perm = ws.perm;
     double *cbuf = ws.cbuf, *g = ws.g, *v0 = ws.start, *best = ws.best;
     adam_t *ad = &ws.ad;
     rep->train_before = tune_policy_loss(train, v, o->temperature, o->threads);
     rep->val_before = has_val ? tune_policy_loss(val, v, o->temperature, o->threads) : NAN;
     ws.best_loss = has_val ? rep->val_before : rep->train_before;
-    double t0 = omp_get_wtime();
+    double t0 = gk_now_s();
     size_t processed = 0;
 
     for (int ep = 1; ep <= o->epochs; ep++) {
@@ -744,7 +744,7 @@ int tune_fit_policy(const tune_pset_t *train, const tune_pset_t *val, double *v,
         double vl = has_val ? tune_policy_loss(val, v, o->temperature, o->threads) : train_loss;
         if (fit_epoch_end(&ws, o, rep, ep, train_loss, vl, has_val, t0, v, nf)) break;
     }
-    rep->secs = omp_get_wtime() - t0;
+    rep->secs = gk_now_s() - t0;
     rep->samples_per_sec = rep->secs > 0 ? (double)processed / rep->secs : 0;
     memcpy(v, best, (size_t)nf * sizeof *v);
     rep->train_after = tune_policy_loss(train, v, o->temperature, o->threads);

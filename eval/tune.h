@@ -20,7 +20,8 @@
  * - Determinism: every sum over samples is cut into TUNE_CHUNKS fixed contiguous chunks,
  *   each summed on its own and the chunk sums added in chunk order.  Results are
  *   therefore identical, bit for bit, for a given seed whatever the thread count.
- * - Functions return 0 or a negative TUNE_E* code; nothing here prints or exits.
+ * - Functions return 0 or a negative gk_status_t (common/status.h); nothing here prints or
+ *   exits.
  */
 #ifndef GK_TUNE_H
 #define GK_TUNE_H
@@ -28,9 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../common/status.h"
 #include "eval.h"
 
-enum { TUNE_OK = 0, TUNE_ENOMEM = -1, TUNE_EINVAL = -2, TUNE_EEMPTY = -3, TUNE_EDATA = -4 };
 enum { TUNE_XENT = 0, TUNE_MSE = 1 };
 
 /* Fixed partition of every sum; see the determinism note above. */
@@ -128,6 +129,8 @@ double tune_policy_loss(const tune_pset_t *s, const double *v, double temperatur
 int tune_fit_policy(const tune_pset_t *train, const tune_pset_t *val, double *v,
                     const tune_opts_t *o, tune_report_t *rep);
 
+/* The core functions above return a code without a reason: what it means, as a phrase
+ * ("out of memory", "no training samples", ...), for the reasons of their callers. */
 const char *tune_strerror(int code);
 
 /* ---------------------------------------------------------------------------------
@@ -180,7 +183,7 @@ typedef struct tune_data_stats {
 
 /* Loads samples from npaths log directories or shard files into v (and p when
  * o->policy; p may be NULL otherwise).  v and p must be initialised with the game's
- * feature counts; samples are appended. */
+ * feature counts; samples are appended.  Reasons name the directory, shard and game. */
 int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t *o, tune_vset_t *v,
                    tune_pset_t *p, tune_data_stats_t *st, char *err, size_t errcap);
 
@@ -219,8 +222,8 @@ typedef struct tune_run_report {
     float mean_abs_f[EV_MAX_FEATURES]; /* mean |feature| over the training samples */
 } tune_run_report_t;
 
-/* Returns 0 and fills out (a copy of from with new weights and scale), or a TUNE_E* code
- * with a one-line reason in err. */
+/* Returns 0 and fills out (a copy of from with new weights and scale), or a negative
+ * gk_status_t with a one-line reason in err. */
 int tune_run(const tune_run_opts_t *o, const ev_weights_t *from, ev_weights_t *out,
              tune_run_report_t *rep, char *err, size_t errcap);
 

@@ -8,6 +8,7 @@
 #include "../data/gamelog.h"
 #include "eval.h"
 #include "tune.h"
+#include "../common/clock.h"
 
 typedef struct src_game {
     int src; /* which logset */
@@ -52,13 +53,13 @@ static int add_policy(worker_t *w, const gk_pos_t *p, const gl_game_t *g, const 
             }
     }
     if (!(sum > 0)) return 0;
-    double t0 = omp_get_wtime();
+    double t0 = gk_now_s();
     float f[EV_MAX_POLICY];
     for (int a = 0; a < n; a++) {
         ev_policy_trace(p, acts[a], f);
         memcpy(gbuf + (size_t)a * (size_t)npf, f, (size_t)npf * sizeof *f);
     }
-    w->st.ptrace_secs += omp_get_wtime() - t0;
+    w->st.ptrace_secs += gk_now_s() - t0;
     w->st.candidates += (uint64_t)n;
     int rc = tune_pset_add(&w->p, n, gbuf, tbuf, key);
     if (rc) return rc;
@@ -89,9 +90,9 @@ static int add_game(worker_t *w, const gl_game_t *g, uint64_t key, const tune_da
             float t = o->target == TUNE_TARGET_RESULT  ? res
                       : o->target == TUNE_TARGET_VALUE ? val
                                                        : clamp01(o->mix * res + (1 - o->mix) * val);
-            double t0 = omp_get_wtime();
+            double t0 = gk_now_s();
             ev_trace(&p, f);
-            w->st.trace_secs += omp_get_wtime() - t0;
+            w->st.trace_secs += gk_now_s() - t0;
             int rc = tune_vset_add(&w->v, f, t, p.hash, key);
             if (rc) return rc;
             w->st.positions++;
@@ -120,133 +121,75 @@ static void add_stats(tune_data_stats_t *a, const tune_data_stats_t *b) {
     a->candidates += b->candidates;
 }
 
-/* Step 1 of tune_data_load(): opens and scans every source into ls[] and lists its games
- * (one copy of each index) into *games.  *opened counts the sources to close, whatever
- * happens.  Returns 0 or a TUNE_E* code, with err written except for TUNE_ENOMEM. */
-static int list_games(gl_logset_t *ls, const char *const *paths, int npaths, src_game_t **games,
-                      size_t *ngames, int *opened, tune_data_stats_t *st, char *err,
-                      size_t errcap) {
-    size_t gcap = 0;
-    int rc = 0;
+int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t *o, tune_vset_t *v,
+                   tune_pset_t *p, tune_data_stats_t *st, char *err, size_t errcap) {
+    memset(st, 0, sizeof *st);
+    GK_RETURN_IF(npaths <= 0 || (o->policy && !p), err, errcap, GK_E_INVALID,
+                 "no log directory given");
+    double t0 = gk_now_s();
+    gl_logset_t *ls = calloc((size_t)npaths, sizeof *ls);
+    src_game_t *games = NULL;
+    size_t ngames = 0, gcap = 0;
+    int rc = 0, opened = 0;
+    if (!ls) rc = GK_E_NOMEM;
+
+    /* 1. Open and scan every source; list its games (one copy of each index). */
     for (int s = 0; s < npaths && !rc; s++) {
         char e[256];
-        if (gl_logset_open(&ls[s], paths[s], true, e, sizeof e)) {
-            snprintf(err, errcap, "%s: %s", paths[s], e);
-            return TUNE_EDATA;
-        }
-        *opened = s + 1;
+        /* Its reasons name the directory or the shard. */
+        if ((rc = gl_logset_open(&ls[s], paths[s], true, err, errcap))) break;
+        opened = s + 1;
         if (ls[s].nshards == 0) {
-            snprintf(err, errcap, "%s: no game logs here (no shard-*.gkz files)", paths[s]);
-            return TUNE_EDATA;
+            rc = gk_fail(err, errcap, GK_E_EMPTY, "%s: no game logs here (no shard-*.gkz files)",
+                         paths[s]);
+            break;
         }
         for (int k = 0; k < ls[s].nshards && !rc; k++) {
             if (ls[s].shard[k].status == GL_SHARD_CORRUPT) {
-                snprintf(err, errcap, "%s: corrupt at byte %llu: %s", ls[s].path[k],
-                         (unsigned long long)ls[s].shard[k].valid_end, ls[s].shard[k].problem);
-                rc = TUNE_EDATA;
+                rc =
+                    gk_fail(err, errcap, GK_E_FORMAT, "%s: corrupt at byte %llu: %s", ls[s].path[k],
+                            (unsigned long long)ls[s].shard[k].valid_end, ls[s].shard[k].problem);
             } else if (ls[s].shard[k].status == GL_SHARD_TORN) {
                 st->torn_shards++;
             }
         }
-        if (rc) return rc;
+        if (rc) break;
         gl_loc_t *locs = NULL;
         uint64_t n = 0;
-        if (gl_logset_locate(&ls[s], &locs, &n, e, sizeof e)) {
-            snprintf(err, errcap, "%s: %s", paths[s], e);
-            return TUNE_EDATA;
+        if ((rc = gl_logset_locate(&ls[s], &locs, &n, e, sizeof e))) {
+            gk_fail(err, errcap, rc, "%s: %s", paths[s], e);
+            break;
         }
         if (n == 0) {
-            snprintf(err, errcap, "%s: the logs hold no complete game", paths[s]);
+            rc = gk_fail(err, errcap, GK_E_EMPTY, "%s: the logs hold no complete game", paths[s]);
             free(locs);
-            return TUNE_EDATA;
+            break;
         }
         for (uint64_t i = 0; i < n; i++) {
             if (i > 0 && locs[i].index == locs[i - 1].index) {
                 st->duplicate_games++;
                 continue;
             }
-            if (*ngames == gcap) {
+            if (ngames == gcap) {
                 size_t nc = gcap ? 2 * gcap : 1024;
-                src_game_t *q = realloc(*games, nc * sizeof *q);
+                src_game_t *q = realloc(games, nc * sizeof *q);
                 if (!q) {
-                    rc = TUNE_ENOMEM;
+                    rc = GK_E_NOMEM;
                     break;
                 }
-                *games = q;
+                games = q;
                 gcap = nc;
             }
-            (*games)[(*ngames)++] = (src_game_t){s, locs[i]};
+            games[ngames++] = (src_game_t){s, locs[i]};
         }
         free(locs);
     }
-    return rc;
-}
-
-/* Step 2 of tune_data_load(), one thread: replays games[lo, hi) into the worker's sets;
- * a failure is left in w->rc and w->err. */
-static void replay_range(worker_t *w, const src_game_t *games, size_t lo, size_t hi,
-                         const gl_logset_t *ls, const char *const *paths, int npaths,
-                         const tune_data_opts_t *o) {
-    gl_reader_t **rd = calloc((size_t)npaths, sizeof *rd);
-    float *gbuf = malloc((size_t)GK_MAX_ACTIONS * EV_MAX_POLICY * sizeof *gbuf);
-    float *tbuf = malloc((size_t)GK_MAX_ACTIONS * sizeof *tbuf);
-    gl_game_t g;
-    gl_game_init(&g);
-    if (!rd || !gbuf || !tbuf) w->rc = TUNE_ENOMEM;
-    for (size_t i = lo; i < hi && !w->rc; i++) {
-        const src_game_t *sg = &games[i];
-        char e[200];
-        if (!rd[sg->src] && gl_reader_new(&rd[sg->src], &ls[sg->src], e, sizeof e)) {
-            snprintf(w->err, sizeof w->err, "%s: %s", paths[sg->src], e);
-            w->rc = TUNE_EDATA;
-            break;
-        }
-        if (gl_reader_get(rd[sg->src], &sg->loc, &g, e, sizeof e)) {
-            snprintf(w->err, sizeof w->err, "%s: game %llu: %s", paths[sg->src],
-                     (unsigned long long)sg->loc.index, e);
-            w->rc = TUNE_EDATA;
-            break;
-        }
-        if (g.rules.game != o->game) {
-            const gk_game_t *have = gk_game_by_id(g.rules.game);
-            snprintf(w->err, sizeof w->err, "%s: game %llu is %s, not %s", paths[sg->src],
-                     (unsigned long long)sg->loc.index, have ? have->name : "an unknown game",
-                     gk_game_by_id(o->game)->name);
-            w->rc = TUNE_EDATA;
-            break;
-        }
-        uint64_t key = ((uint64_t)sg->src << 48) ^ sg->loc.index;
-        w->rc = add_game(w, &g, key, o, gbuf, tbuf);
-    }
-    gl_game_free(&g);
-    for (int s = 0; rd && s < npaths; s++) gl_reader_free(rd[s]);
-    free(rd);
-    free(gbuf);
-    free(tbuf);
-}
-
-int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t *o, tune_vset_t *v,
-                   tune_pset_t *p, tune_data_stats_t *st, char *err, size_t errcap) {
-    memset(st, 0, sizeof *st);
-    if (npaths <= 0 || (o->policy && !p)) {
-        snprintf(err, errcap, "no log directory given");
-        return TUNE_EINVAL;
-    }
-    double t0 = omp_get_wtime();
-    gl_logset_t *ls = calloc((size_t)npaths, sizeof *ls);
-    src_game_t *games = NULL;
-    size_t ngames = 0;
-    int rc = 0, opened = 0;
-    if (!ls) rc = TUNE_ENOMEM;
-
-    /* 1. Open and scan every source; list its games (one copy of each index). */
-    if (!rc) rc = list_games(ls, paths, npaths, &games, &ngames, &opened, st, err, errcap);
 
     /* 2. Replay the games, each thread a contiguous range. */
     int nthreads = o->threads > 0 ? o->threads : omp_get_max_threads();
     if (nthreads < 1) nthreads = 1;
     worker_t *wk = rc ? NULL : calloc((size_t)nthreads, sizeof *wk);
-    if (!rc && !wk) rc = TUNE_ENOMEM;
+    if (!rc && !wk) rc = GK_E_NOMEM;
     if (!rc) {
         for (int t = 0; t < nthreads; t++) {
             tune_vset_init(&wk[t].v, v->nfeat);
@@ -255,37 +198,66 @@ int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t 
 #pragma omp parallel num_threads(nthreads)
         {
             int t = omp_get_thread_num(), nt = omp_get_num_threads();
+            worker_t *w = &wk[t];
             size_t lo = ngames * (size_t)t / (size_t)nt, hi = ngames * (size_t)(t + 1) / (size_t)nt;
-            replay_range(&wk[t], games, lo, hi, ls, paths, npaths, o);
+            gl_reader_t **rd = calloc((size_t)npaths, sizeof *rd);
+            float *gbuf = malloc((size_t)GK_MAX_ACTIONS * EV_MAX_POLICY * sizeof *gbuf);
+            float *tbuf = malloc((size_t)GK_MAX_ACTIONS * sizeof *tbuf);
+            gl_game_t g;
+            gl_game_init(&g);
+            if (!rd || !gbuf || !tbuf) w->rc = GK_E_NOMEM;
+            for (size_t i = lo; i < hi && !w->rc; i++) {
+                const src_game_t *sg = &games[i];
+                char e[200];
+                if (!rd[sg->src] &&
+                    (w->rc = gl_reader_new(&rd[sg->src], &ls[sg->src], e, sizeof e))) {
+                    gk_fail(w->err, sizeof w->err, w->rc, "%s: %s", paths[sg->src], e);
+                    break;
+                }
+                /* Its reasons name the shard and the game. */
+                if ((w->rc = gl_reader_get(rd[sg->src], &sg->loc, &g, w->err, sizeof w->err)))
+                    break;
+                if (g.rules.game != o->game) {
+                    const gk_game_t *have = gk_game_by_id(g.rules.game);
+                    w->rc = gk_fail(
+                        w->err, sizeof w->err, GK_E_MISMATCH, "%s: game %llu is %s, not %s",
+                        paths[sg->src], (unsigned long long)sg->loc.index,
+                        have ? have->name : "an unknown game", gk_game_by_id(o->game)->name);
+                    break;
+                }
+                uint64_t key = ((uint64_t)sg->src << 48) ^ sg->loc.index;
+                w->rc = add_game(w, &g, key, o, gbuf, tbuf);
+            }
+            gl_game_free(&g);
+            for (int s = 0; rd && s < npaths; s++) gl_reader_free(rd[s]);
+            free(rd);
+            free(gbuf);
+            free(tbuf);
         }
         st->threads = nthreads;
         /* 3. Append in thread order = game order; the first failing thread's error wins. */
         for (int t = 0; t < nthreads && !rc; t++) {
             if (wk[t].rc) {
-                rc = wk[t].rc;
-                if (rc == TUNE_ENOMEM)
-                    snprintf(err, errcap, "out of memory reading the logs");
-                else
-                    snprintf(err, errcap, "%s", wk[t].err);
+                rc = wk[t].rc == GK_E_NOMEM
+                         ? gk_fail(err, errcap, GK_E_NOMEM, "out of memory reading the logs")
+                         : gk_fail(err, errcap, wk[t].rc, "%s", wk[t].err);
                 break;
             }
             add_stats(st, &wk[t].st);
-            if (tune_vset_append(v, &wk[t].v) || (p && tune_pset_append(p, &wk[t].p))) {
-                snprintf(err, errcap, "out of memory collecting the samples");
-                rc = TUNE_ENOMEM;
-            }
+            if (tune_vset_append(v, &wk[t].v) || (p && tune_pset_append(p, &wk[t].p)))
+                rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory collecting the samples");
         }
         for (int t = 0; t < nthreads; t++) {
             tune_vset_free(&wk[t].v);
             tune_pset_free(&wk[t].p);
         }
-    } else if (rc == TUNE_ENOMEM) {
-        snprintf(err, errcap, "out of memory listing the games");
+    } else if (rc == GK_E_NOMEM) {
+        gk_fail(err, errcap, rc, "out of memory listing the games");
     }
     free(wk);
     free(games);
     for (int s = 0; s < opened; s++) gl_logset_free(&ls[s]);
     free(ls);
-    st->secs = omp_get_wtime() - t0;
+    st->secs = gk_now_s() - t0;
     return rc;
 }

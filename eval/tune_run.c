@@ -2,8 +2,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "../common/clock.h"
 #include "tune.h"
 
 #ifndef GK_VERSION
@@ -26,17 +26,14 @@ static int fit_policy(const tune_run_opts_t *o, tune_pset_t *ps, ev_weights_t *o
                       tune_run_report_t *rep, char *err, size_t errcap) {
     tune_pset_t tr, va;
     int rc = tune_pset_split(ps, o->val_frac, o->fit.seed, &tr, &va);
-    if (rc) {
-        snprintf(err, errcap, "policy samples: %s", tune_strerror(rc));
-        return rc;
-    }
+    if (rc) return gk_fail(err, errcap, rc, "policy samples: %s", tune_strerror(rc));
     rep->ptrain_n = tr.n;
     rep->pval_n = va.n;
     if (tr.n == 0) {
-        snprintf(err, errcap, "--policy: the logs hold no positions with visit counts");
         tune_pset_free(&tr);
         tune_pset_free(&va);
-        return TUNE_EEMPTY;
+        return gk_fail(err, errcap, GK_E_EMPTY,
+                       "--policy: the logs hold no positions with visit counts");
     }
     double v[EV_MAX_POLICY];
     for (int j = 0; j < out->npolicy; j++) v[j] = out->policy[j];
@@ -47,7 +44,7 @@ static int fit_policy(const tune_run_opts_t *o, tune_pset_t *ps, ev_weights_t *o
         for (int j = 0; j < out->npolicy; j++) out->policy[j] = (float)v[j];
         rep->did_policy = 1;
     } else {
-        snprintf(err, errcap, "policy fit: %s", tune_strerror(rc));
+        gk_fail(err, errcap, rc, "policy fit: %s", tune_strerror(rc));
     }
     tune_pset_free(&tr);
     tune_pset_free(&va);
@@ -60,11 +57,9 @@ int tune_run(const tune_run_opts_t *o, const ev_weights_t *from, ev_weights_t *o
     *out = *from;
     int game = o->data.game;
     int nf = ev_num_features(game), npf = ev_policy_num_features(game);
-    if (from->game != game || nf <= 0 || from->nvalue != nf) {
-        snprintf(err, errcap, "the start weights are not for %s",
+    GK_RETURN_IF(from->game != game || nf <= 0 || from->nvalue != nf, err, errcap, GK_E_INVALID,
+                 "the start weights are not for %s",
                  gk_game_by_id(game) ? gk_game_by_id(game)->name : "this game");
-        return TUNE_EINVAL;
-    }
     tune_vset_t all, train, val;
     tune_pset_t pall;
     tune_vset_init(&all, nf);
@@ -80,13 +75,11 @@ int tune_run(const tune_run_opts_t *o, const ev_weights_t *from, ev_weights_t *o
     tune_vset_free(&all);
     if (rc) {
         tune_pset_free(&pall);
-        snprintf(err, errcap, "splitting the samples: %s", tune_strerror(rc));
-        return rc;
+        return gk_fail(err, errcap, rc, "splitting the samples: %s", tune_strerror(rc));
     }
     long d1 = tune_vset_dedupe(&train), d2 = d1 < 0 ? 0 : tune_vset_dedupe(&val);
     if (d1 < 0 || d2 < 0) {
-        rc = TUNE_ENOMEM;
-        snprintf(err, errcap, "dropping duplicates: out of memory");
+        rc = gk_fail(err, errcap, GK_E_NOMEM, "dropping duplicates: out of memory");
         goto done;
     }
     rep->dropped = d1 + d2;
@@ -95,15 +88,14 @@ int tune_run(const tune_run_opts_t *o, const ev_weights_t *from, ev_weights_t *o
     if ((long)train.rows.n < o->min_positions) {
         if (rep->data.positions == 0 && rep->data.skipped_unsearched > 0 &&
             o->data.target != TUNE_TARGET_RESULT)
-            snprintf(err, errcap,
-                     "the logs hold no search statistics (written with --no-stats?): "
-                     "--target value and mix need them; use --target result");
+            rc = gk_fail(err, errcap, GK_E_EMPTY,
+                         "the logs hold no search statistics (written with --no-stats?): "
+                         "--target value and mix need them; use --target result");
         else
-            snprintf(err, errcap,
-                     "the logs hold only %zu distinct training positions (from %llu games); "
-                     "at least %ld are needed (--min-positions)",
-                     train.rows.n, (unsigned long long)rep->data.games, o->min_positions);
-        rc = TUNE_EEMPTY;
+            rc = gk_fail(err, errcap, GK_E_EMPTY,
+                         "the logs hold only %zu distinct training positions (from %llu games); "
+                         "at least %ld are needed (--min-positions)",
+                         train.rows.n, (unsigned long long)rep->data.games, o->min_positions);
         goto done;
     }
     for (size_t e = 0; e < train.rows.nnz; e++)
@@ -120,7 +112,7 @@ int tune_run(const tune_run_opts_t *o, const ev_weights_t *from, ev_weights_t *o
         o->fit_k ? tune_fit_k(&train, w, o->fit.loss, o->fit.threads, rep->k_start) : rep->k_start;
     rc = tune_fit_value(&train, &val, w, rep->k, &o->fit, &rep->value);
     if (rc) {
-        snprintf(err, errcap, "value fit: %s", tune_strerror(rc));
+        gk_fail(err, errcap, rc, "value fit: %s", tune_strerror(rc));
         goto done;
     }
     /* Written at the start file's scale, so the numbers stay in its units ("points"):
@@ -147,10 +139,7 @@ void tune_provenance(const tune_run_opts_t *o, const tune_run_report_t *rep, cha
         snprintf(logs, sizeof logs, "%d dirs %s..%s", o->nlogs, o->logs[0], o->logs[o->nlogs - 1]);
     if (strlen(logs) == sizeof logs - 1) memcpy(logs + sizeof logs - 4, "...", 3);
     char date[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (gk_utc_iso(date, sizeof date) < 0) snprintf(date, sizeof date, "?");
     int n =
         snprintf(buf, cap, "tuned from %s: %zu+%zu pos, %s loss train %.4f->%.4f val %.4f->%.4f",
                  logs, rep->train_n, rep->val_n, o->fit.loss == TUNE_MSE ? "mse" : "xent",

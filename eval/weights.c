@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "../common/files.h"
+#include "../common/hash.h"
+#include "../common/status.h"
+#include "../common/strbuf.h"
 #include "features.h"
 
 #define MAGIC          "gkweights"
@@ -16,20 +19,10 @@
 #define MAX_FILE_BYTES (1 << 20)
 #define MAX_ABS_WEIGHT 1e6
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n) {
-    const unsigned char *s = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-#define FNV_OFFSET 0xcbf29ce484222325ull
-
 static uint64_t fnv_u32(uint64_t h, uint32_t v) {
     unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
                           (unsigned char)(v >> 24)};
-    return fnv1a(h, b, 4);
+    return gk_fnv1a64(h, b, 4);
 }
 
 static uint32_t float_bits(float x) {
@@ -40,7 +33,7 @@ static uint32_t float_bits(float x) {
 }
 
 uint64_t ev_weights_hash(const ev_weights_t *w) {
-    uint64_t h = FNV_OFFSET;
+    uint64_t h = GK_FNV1A_INIT;
     h = fnv_u32(h, (uint32_t)w->game);
     h = fnv_u32(h, (uint32_t)w->nvalue);
     h = fnv_u32(h, (uint32_t)w->npolicy);
@@ -100,15 +93,14 @@ typedef struct {
     size_t errcap;
 } pctx_t;
 
+/* A parse error: the reason, after "NAME:LINE: ". */
 __attribute__((format(printf, 2, 3))) static int perr(pctx_t *c, const char *fmt, ...) {
-    if (!c->err || !c->errcap) return -1;
-    int k = snprintf(c->err, c->errcap, "%s:%d: ", c->name, c->line);
-    if (k < 0 || (size_t)k >= c->errcap) return -1;
+    if (!c->err || !c->errcap) return GK_E_INVALID;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->err + k, c->errcap - (size_t)k, fmt, ap);
+    vsnprintf(c->err, c->errcap, fmt, ap);
     va_end(ap);
-    return -1;
+    return gk_err_wrap(c->err, c->errcap, GK_E_INVALID, "%s:%d: ", c->name, c->line);
 }
 
 static int parse_float(const char *s, float *out) {
@@ -200,7 +192,7 @@ int ev_weights_parse(const char *text, size_t len, const char *name, int game, e
             if (strlen(rest) != 16) return perr(&c, "bad checksum '%s' (16 hex digits)", rest);
             unsigned long long want = strtoull(rest, &end2, 16);
             if (*end2 || errno) return perr(&c, "bad checksum '%s' (16 hex digits)", rest);
-            uint64_t got = fnv1a(FNV_OFFSET, text, start);
+            uint64_t got = gk_fnv1a64(GK_FNV1A_INIT, text, start);
             if (got != want)
                 return perr(&c, "checksum mismatch (file says %016llx, content gives %016llx)",
                             want, (unsigned long long)got);
@@ -224,51 +216,15 @@ int ev_weights_parse(const char *text, size_t len, const char *name, int game, e
 }
 
 int ev_weights_load(const char *path, int game, ev_weights_t *w, char *err, size_t errcap) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, errcap, "%s: %s", path, strerror(errno));
-        return -1;
-    }
-    char *buf = malloc(MAX_FILE_BYTES + 1);
-    if (!buf) {
-        fclose(f);
-        snprintf(err, errcap, "%s: out of memory", path);
-        return -1;
-    }
-    size_t n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
-    int bad = ferror(f);
-    fclose(f);
-    int rc;
-    if (bad) {
-        snprintf(err, errcap, "%s: read error", path);
-        rc = -1;
-    } else if (n > MAX_FILE_BYTES) {
-        snprintf(err, errcap, "%s: larger than %d bytes", path, MAX_FILE_BYTES);
-        rc = -1;
-    } else {
-        rc = ev_weights_parse(buf, n, path, game, w, err, errcap);
-    }
+    char *buf;
+    size_t n;
+    GK_FORWARD_IF(gk_read_file(path, MAX_FILE_BYTES, &buf, &n, err, errcap));
+    int rc = ev_weights_parse(buf, n, path, game, w, err, errcap);
     free(buf);
     return rc;
 }
 
 /* ---- writing ---- */
-
-typedef struct {
-    char *buf;
-    size_t cap, len;
-    int overflow;
-} sbuf_t;
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(sbuf_t *b, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = b->len < b->cap ? b->cap - b->len : 0;
-    int k = vsnprintf(room ? b->buf + b->len : NULL, room, fmt, ap);
-    va_end(ap);
-    if (k < 0 || (size_t)k >= room) b->overflow = 1;
-    if (k > 0) b->len += (size_t)k;
-}
 
 /* Shortest decimal text that reads back as exactly x (weights stay readable and exact). */
 static void fmt_float(char *buf, size_t cap, float x) {
@@ -291,31 +247,31 @@ static void clean_line(char *dst, size_t cap, const char *src) {
 static long format_with(const ev_weights_t *w, const char *prov, char *buf, size_t cap) {
     const gk_game_t *gg = gk_game_by_id(w->game);
     if (!gg) return -1;
-    sbuf_t b = {buf, cap, 0, 0};
+    gk_sb_t b;
+    gk_sb_fixed(&b, buf, cap);
     char clean[EV_PROVENANCE_MAX];
     clean_line(clean, sizeof clean, prov ? prov : "");
-    sb_printf(&b, MAGIC " %d\n", EV_FORMAT_VERSION);
-    sb_printf(&b, "# Evaluation weights (docs/FORMATS.md); loaded by feature name.\n");
-    sb_printf(&b, "game %s\n", gg->name);
+    gk_sb_printf(&b, MAGIC " %d\n", EV_FORMAT_VERSION);
+    gk_sb_printf(&b, "# Evaluation weights (docs/FORMATS.md); loaded by feature name.\n");
+    gk_sb_printf(&b, "game %s\n", gg->name);
     char num[32];
     fmt_float(num, sizeof num, w->scale);
-    sb_printf(&b, "scale %s\n", num);
-    if (clean[0]) sb_printf(&b, "provenance %s\n", clean);
-    sb_printf(&b, "# value features: %d\n", w->nvalue);
+    gk_sb_printf(&b, "scale %s\n", num);
+    if (clean[0]) gk_sb_printf(&b, "provenance %s\n", clean);
+    gk_sb_printf(&b, "# value features: %d\n", w->nvalue);
     for (int i = 0; i < w->nvalue; i++) {
         fmt_float(num, sizeof num, w->value[i]);
-        sb_printf(&b, "%s %s\n", ev_feature_name(w->game, i), num);
+        gk_sb_printf(&b, "%s %s\n", ev_feature_name(w->game, i), num);
     }
-    sb_printf(&b, "# policy features: %d\n", w->npolicy);
+    gk_sb_printf(&b, "# policy features: %d\n", w->npolicy);
     for (int i = 0; i < w->npolicy; i++) {
         fmt_float(num, sizeof num, w->policy[i]);
-        sb_printf(&b, "%s %s\n", ev_policy_feature_name(w->game, i), num);
+        gk_sb_printf(&b, "%s %s\n", ev_policy_feature_name(w->game, i), num);
     }
-    if (b.overflow) return -1;
-    uint64_t h = fnv1a(FNV_OFFSET, buf, b.len);
-    sb_printf(&b, "checksum %016llx\n", (unsigned long long)h);
-    if (b.overflow) return -1;
-    return (long)b.len;
+    if (b.over) return -1;
+    uint64_t h = gk_fnv1a64(GK_FNV1A_INIT, buf, b.n);
+    gk_sb_printf(&b, "checksum %016llx\n", (unsigned long long)h);
+    return gk_sb_len(&b);
 }
 
 long ev_weights_format(const ev_weights_t *w, char *buf, size_t cap) {
@@ -326,41 +282,11 @@ int ev_weights_save(const char *path, const ev_weights_t *w, const char *provena
                     size_t errcap) {
     size_t cap = 64 * 1024;
     char *buf = malloc(cap);
-    if (!buf) {
-        snprintf(err, errcap, "%s: out of memory", path);
-        return -1;
-    }
+    if (!buf) return gk_fail(err, errcap, GK_E_NOMEM, "%s: out of memory", gk_path_shown(path));
     long n = format_with(w, provenance ? provenance : w->provenance, buf, cap);
-    if (n < 0) {
-        free(buf);
-        snprintf(err, errcap, "%s: cannot format weights of game %d", path, w->game);
-        return -1;
-    }
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        free(buf);
-        snprintf(err, errcap, "path too long");
-        return -1;
-    }
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, errcap, "%s: %s", tmp, strerror(errno));
-        free(buf);
-        return -1;
-    }
-    size_t wr = fwrite(buf, 1, (size_t)n, f);
-    int bad = wr != (size_t)n || fflush(f) != 0 || fsync(fileno(f)) != 0;
-    bad |= fclose(f) != 0;
+    int rc = n < 0 ? gk_fail(err, errcap, GK_E_INVALID, "%s: cannot format weights of game %d",
+                             gk_path_shown(path), w->game)
+                   : gk_write_atomic(path, buf, (size_t)n, err, errcap);
     free(buf);
-    if (bad) {
-        snprintf(err, errcap, "%s: write error: %s", tmp, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(err, errcap, "%s: %s", path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    return rc;
 }

@@ -7,6 +7,7 @@
 
 #include "gobs.h"
 #include "gounki.h"
+#include "../common/status.h"
 
 static const gk_game_t *const games[GK_NGAMES] = {
     [GK_GAME_GOUNKI] = &gk_gounki_game,
@@ -141,13 +142,23 @@ uint64_t gk_enum_moves(const gk_pos_t *p, uint64_t limit, gk_move_fn fn, void *c
     return st.count;
 }
 
+int gk_action_index(const gk_action_t *list, int n, gk_action_t a) {
+    for (int i = 0; i < n; i++)
+        if (list[i] == a) return i;
+    return -1;
+}
+
+bool gk_is_legal(const gk_pos_t *p, gk_action_t a) {
+    gk_action_t list[GK_MAX_ACTIONS];
+    return gk_action_index(list, gk_gen(p, list), a) >= 0;
+}
+
 int gk_play_move_text(gk_pos_t *p, const char *text, char *err, size_t errcap) {
     const gk_game_t *g = gk_game_of(p);
     gk_action_t seq[GK_MAX_TURN];
-    if (gk_over(p)) {
-        snprintf(err, errcap, "the game is already over (%s)", gk_reason_text(p->reason));
-        return -1;
-    }
+    if (gk_over(p))
+        return gk_fail(err, errcap, GK_E_INVALID, "the game is already over (%s)",
+                       gk_reason_text(p->reason));
     int n = g->parse_move(p, text, seq, GK_MAX_TURN, err, errcap);
     if (n < 0) return -1;
     assert(n >= 1 && n <= GK_MAX_TURN);

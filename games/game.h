@@ -32,8 +32,9 @@
  *
  * Actions are 32-bit values whose meaning is private to each game; 0 is never legal.
  * Text functions return the number of characters written (excluding the NUL) or -1
- * when the buffer is too small; parsers return -1 and write a one-line reason into
- * `err` on bad input, and never read past the NUL of their input.
+ * when the buffer is too small; parsers return GK_E_INVALID (-1, common/status.h) and
+ * write a one-line reason into `err` on bad input, and never read past the NUL of their
+ * input.
  */
 #ifndef GK_GAME_H
 #define GK_GAME_H
@@ -175,6 +176,12 @@ uint64_t gk_perft_generic(const gk_pos_t *p, int depth);
 typedef int (*gk_move_fn)(void *ctx, const gk_pos_t *start, const gk_action_t *seq, int n);
 uint64_t gk_enum_moves(const gk_pos_t *p, uint64_t limit, gk_move_fn fn, void *ctx);
 
+/* Whether a is one of gen(p)'s actions (for actions from outside the rules: a player, a
+ * record, a stored principal variation).  Generates the list: not for inner loops. */
+bool gk_is_legal(const gk_pos_t *p, gk_action_t a);
+/* Index of a in list[0..n), or -1. */
+int gk_action_index(const gk_action_t *list, int n, gk_action_t a);
+
 /* Parses and plays a complete move; returns 0, or -1 with a reason in err (p unchanged). */
 int gk_play_move_text(gk_pos_t *p, const char *text, char *err, size_t errcap);
 
@@ -203,6 +210,19 @@ static inline uint64_t gk_splitmix64(uint64_t *state) {
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
+}
+
+/* The seed of item or stream b of a job seeded with a: two SplitMix64 steps from
+ * a ^ (b + 1) * C, so that nearby (a, b) give unrelated seeds.  Self-play logs, matches and
+ * training runs are made of these values: the arithmetic must never change.  Callers:
+ * self-play game i of a run, sp_game_seed(run, i); a match's game i, (seed, i), and from
+ * that game seed its players (0xA, 0xB) and its decisions (action number); a match's pair
+ * openings (seed, 0x0BE17000 + pair) and book line (seed, 0xB00C); a training run's
+ * generation g, (seed, 3g + phase). */
+static inline uint64_t gk_seed_mix(uint64_t a, uint64_t b) {
+    uint64_t s = a ^ (b + 1) * 0xD1B54A32D192ED03ull;
+    gk_splitmix64(&s);
+    return gk_splitmix64(&s);
 }
 
 #endif

@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "../common/status.h"
+
 /* Directions: E, NE, N, NW, W, SW, S, SE (rank grows to the north). */
 static const int DX[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 static const int DY[8] = {0, 1, 1, 1, 0, -1, -1, -1};
@@ -836,12 +838,6 @@ static void sq_name(int sq, char out[3]) {
     out[2] = 0;
 }
 
-static int find_action(const gk_action_t *list, int n, gk_action_t a) {
-    for (int i = 0; i < n; i++)
-        if (list[i] == a) return i;
-    return -1;
-}
-
 /* A short-variant elimination's shape: an enemy exactly 2 squares away in a line, the
  * square between empty (whether a placement square exists is checked apart). */
 static bool short_elim_shape(const gk_pos_t *p, int from, int to) {
@@ -852,8 +848,7 @@ static bool short_elim_shape(const gk_pos_t *p, int from, int to) {
 }
 
 static int too_many(char *err, size_t errcap) {
-    snprintf(err, errcap, "move has too many actions");
-    return -1;
+    return gk_fail(err, errcap, GK_E_INVALID, "move has too many actions");
 }
 
 /* A slide "FROM-TO" or an elimination "FROMxTO" (short: "FROMxTO/PLACE"); s is the text
@@ -862,36 +857,27 @@ static int parse_slide_elim(const gk_pos_t *p, int from, char sep, const char *s
                             gk_action_t *seq, int cap, char *err, size_t errcap) {
     char n2[3];
     const int to = read_sq(&s);
-    if (to < 0) {
-        snprintf(err, errcap, "expected a square after '%s%c'", n1, sep);
-        return -1;
-    }
+    if (to < 0)
+        return gk_fail(err, errcap, GK_E_INVALID, "expected a square after '%s%c'", n1, sep);
     sq_name(to, n2);
     int place = 0;
     const bool shrt = p->variant == GOBS_VAR_SHORT;
     if (sep == 'x' && shrt) {
-        if (*s != '/') {
-            snprintf(err, errcap,
-                     "%sx%s: the short variant needs the placement square, "
-                     "as in %sx%s/c9",
-                     n1, n2, n1, n2);
-            return -1;
-        }
+        if (*s != '/')
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "%sx%s: the short variant needs the placement square, "
+                           "as in %sx%s/c9",
+                           n1, n2, n1, n2);
         s++;
         place = read_sq(&s);
-        if (place < 0) {
-            snprintf(err, errcap, "expected a placement square after '/'");
-            return -1;
-        }
+        if (place < 0)
+            return gk_fail(err, errcap, GK_E_INVALID, "expected a placement square after '/'");
     }
-    if (*s) {
-        snprintf(err, errcap, "unexpected text after the move: '%.20s'", s);
-        return -1;
-    }
+    if (*s) return gk_fail(err, errcap, GK_E_INVALID, "unexpected text after the move: '%.20s'", s);
     gk_action_t list[GK_MAX_ACTIONS];
     const int nl = gobs_gen(p, list);
     const gk_action_t a = gobs_act(sep == '-' ? GOBS_ACT_SLIDE : GOBS_ACT_ELIM, from, to, place);
-    if (find_action(list, nl, a) < 0) {
+    if (gk_action_index(list, nl, a) < 0) {
         if (sep == '-')
             snprintf(err, errcap, "%s-%s is not a legal slide", n1, n2);
         else if (shrt && short_elim_shape(p, from, to)) {
@@ -931,10 +917,9 @@ static int parse_chain(const gk_pos_t *p, int from, const char *s, gk_action_t *
     int n = 0, cur = from;
     for (;;) {
         const int to = read_sq(&s);
-        if (to < 0) {
-            snprintf(err, errcap, "expected a square after ':' in a jump chain");
-            return -1;
-        }
+        if (to < 0)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "expected a square after ':' in a jump chain");
         if (q.stm != p->stm || q.result != GK_ONGOING ||
             (n > 0 && q.in_turn == 0)) { /* the chain already ended */
             sq_name(cur, n1);
@@ -943,7 +928,7 @@ static int parse_chain(const gk_pos_t *p, int from, const char *s, gk_action_t *
         }
         const gk_action_t a = gobs_act(GOBS_ACT_LEG, cur, to, 0);
         const int nl = gobs_gen(&q, list);
-        if (find_action(list, nl, a) < 0) {
+        if (gk_action_index(list, nl, a) < 0) {
             sq_name(cur, n1);
             sq_name(to, n2);
             snprintf(err, errcap, "%s:%s is not a legal jump", n1, n2);
@@ -954,10 +939,9 @@ static int parse_chain(const gk_pos_t *p, int from, const char *s, gk_action_t *
         gobs_play(&q, a);
         cur = to;
         if (*s == 0) break;
-        if (*s != ':') {
-            snprintf(err, errcap, "unexpected text in a jump chain: '%.20s'", s);
-            return -1;
-        }
+        if (*s != ':')
+            return gk_fail(err, errcap, GK_E_INVALID, "unexpected text in a jump chain: '%.20s'",
+                           s);
         s++;
     }
     if (q.in_turn) {
@@ -1002,8 +986,7 @@ static int parse_spaced(const gk_pos_t *p, const char *low, gk_action_t *seq, in
         if (n >= 0) return n;
         if (*sep == want) snprintf(keep, sizeof keep, "%s", err);
     }
-    snprintf(err, errcap, "%s", keep);
-    return -1;
+    return gk_fail(err, errcap, GK_E_INVALID, "%s", keep);
 }
 
 static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq, int cap,
@@ -1012,10 +995,8 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
     size_t len = 0;
     bool spaced = false;
     for (size_t i = 0; text[i]; i++) {
-        if (len + 1 >= sizeof low) {
-            snprintf(err, errcap, "move text is too long");
-            return -1;
-        }
+        if (len + 1 >= sizeof low)
+            return gk_fail(err, errcap, GK_E_INVALID, "move text is too long");
         const unsigned char ch = (unsigned char)text[i];
         if (ch == ' ' || ch == '\t') {
             /* Spaces are read as Gounki reads them: between two squares they separate
@@ -1030,8 +1011,8 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
             continue;
         }
         if (ch < ' ' || ch > '~') { /* also keeps the error messages one printable line */
-            snprintf(err, errcap, "move contains a control or non-ASCII character");
-            return -1;
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "move contains a control or non-ASCII character");
         }
         low[len++] = (char)tolower(ch);
     }
@@ -1039,47 +1020,35 @@ static int gobs_parse_move(const gk_pos_t *p, const char *text, gk_action_t *seq
     if (spaced && low[0] >= 'a' && low[0] <= 'i' && low[1] >= '1' && low[1] <= '9' &&
         p->result == GK_ONGOING)
         return parse_spaced(p, low, seq, cap, err, errcap);
-    if (p->result != GK_ONGOING) {
-        snprintf(err, errcap, "the game is over");
-        return -1;
-    }
-    if (len == 0) {
-        snprintf(err, errcap, "empty move");
-        return -1;
-    }
+    if (p->result != GK_ONGOING) return gk_fail(err, errcap, GK_E_INVALID, "the game is over");
+    if (len == 0) return gk_fail(err, errcap, GK_E_INVALID, "empty move");
     char n1[3], n2[3];
     if (!strcmp(low, "stop")) {
-        if (!p->in_turn) {
-            snprintf(err, errcap, "'stop' only ends a jump chain in progress");
-            return -1;
-        }
+        if (!p->in_turn)
+            return gk_fail(err, errcap, GK_E_INVALID, "'stop' only ends a jump chain in progress");
         if (cap < 1) return too_many(err, errcap);
         seq[0] = GOBS_STOP;
         return 1;
     }
     const char *s = low;
     const int from = read_sq(&s);
-    if (from < 0) {
-        snprintf(err, errcap, "'%.40s' does not start with a square (a1..i9)", text);
-        return -1;
-    }
+    if (from < 0)
+        return gk_fail(err, errcap, GK_E_INVALID, "'%.40s' does not start with a square (a1..i9)",
+                       text);
     sq_name(from, n1);
-    if (p->b.cell[from] != p->stm + 1) {
-        snprintf(err, errcap, "%s: no %s piece there", n1, p->stm == GK_WHITE ? "white" : "black");
-        return -1;
-    }
+    if (p->b.cell[from] != p->stm + 1)
+        return gk_fail(err, errcap, GK_E_INVALID, "%s: no %s piece there", n1,
+                       p->stm == GK_WHITE ? "white" : "black");
     if (p->in_turn && (*s != ':' || from != p->aux[GOBS_AUX_JUMPER])) {
         sq_name(p->aux[GOBS_AUX_JUMPER], n2);
-        snprintf(err, errcap, "a jump chain is in progress: continue it from %s or 'stop'", n2);
-        return -1;
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "a jump chain is in progress: continue it from %s or 'stop'", n2);
     }
     const char sep = *s++;
     if (sep == '-' || sep == 'x')
         return parse_slide_elim(p, from, sep, s, n1, seq, cap, err, errcap);
-    if (sep != ':') {
-        snprintf(err, errcap, "expected '-', 'x' or ':' after %s", n1);
-        return -1;
-    }
+    if (sep != ':')
+        return gk_fail(err, errcap, GK_E_INVALID, "expected '-', 'x' or ':' after %s", n1);
     return parse_chain(p, from, s, seq, cap, err, errcap);
 }
 
@@ -1307,20 +1276,17 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
     p.game = GK_GAME_GOBS;
     p.max_plies = max_plies;
     for (const char *s = text; *s; s++)
-        if ((unsigned char)*s < 32 || (unsigned char)*s > 126) {
-            snprintf(err, errcap, "position contains a control or non-ASCII character");
-            return -1;
-        }
+        if ((unsigned char)*s < 32 || (unsigned char)*s > 126)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "position contains a control or non-ASCII character");
     const int nf = split_fields(text, f, fl, 6);
-    if (nf < 0) {
-        snprintf(err, errcap, "too many fields (at most 6: RULES BOARD SIDE PLY TURN RESULT)");
-        return -1;
-    }
-    if (nf < 4) {
-        snprintf(err, errcap, "expected 'RULES BOARD SIDE PLY [TURN [RESULT]]', got %d field%s", nf,
-                 nf == 1 ? "" : "s");
-        return -1;
-    }
+    if (nf < 0)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "too many fields (at most 6: RULES BOARD SIDE PLY TURN RESULT)");
+    if (nf < 4)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "expected 'RULES BOARD SIDE PLY [TURN [RESULT]]', got %d field%s", nf,
+                       nf == 1 ? "" : "s");
     if (field_is(f[0], fl[0], "standard"))
         p.variant = GOBS_VAR_STANDARD;
     else if (field_is(f[0], fl[0], "short"))

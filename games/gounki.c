@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/status.h"
+
 /* ---- tables, filled once by gounki_init() ---- */
 
 enum { RAY_EXIT = 64, RAY_NONE = 65 };
@@ -518,44 +520,34 @@ static int parse_boardspace(const gk_pos_t *p, const char *s, mv_t *m, char *err
         while (is_space(*s)) s++;
         if (!*s) break;
         int f = lower(*s);
-        if (f < 'a' || f > 'h') {
-            snprintf(err, errcap, "expected a file letter a-h at '%.20s'", s);
-            return -1;
-        }
+        if (f < 'a' || f > 'h')
+            return gk_fail(err, errcap, GK_E_INVALID, "expected a file letter a-h at '%.20s'", s);
         s++;
         while (is_space(*s)) s++;
         int neg = 0, num = 0, digits = 0;
         if (*s == '-') neg = 1, s++;
         while (*s >= '0' && *s <= '9' && digits < 3) num = num * 10 + (*s++ - '0'), digits++;
-        if (!digits || (*s >= '0' && *s <= '9')) {
-            snprintf(err, errcap, "expected a rank number after the file '%c'", f);
-            return -1;
-        }
+        if (!digits || (*s >= '0' && *s <= '9'))
+            return gk_fail(err, errcap, GK_E_INVALID, "expected a rank number after the file '%c'",
+                           f);
         if (neg) num = -num;
         int sq;
         if (num >= 1 && num <= 8)
             sq = GOUNKI_SQ(f - 'a', num - 1);
         else if (k > 0 && (p->stm == GK_WHITE ? (num == 9 || num == 10) : (num == 0 || num == -1)))
             sq = RAY_EXIT;
-        else {
-            snprintf(err, errcap, "rank %d is off the board", num);
-            return -1;
-        }
+        else
+            return gk_fail(err, errcap, GK_E_INVALID, "rank %d is off the board", num);
         if (k == 0)
             m->from = sq;
         else {
-            if (m->n >= MV_MAXT) {
-                snprintf(err, errcap, "too many squares in the move");
-                return -1;
-            }
+            if (m->n >= MV_MAXT)
+                return gk_fail(err, errcap, GK_E_INVALID, "too many squares in the move");
             m->t[m->n++] = sq;
         }
         k++;
     }
-    if (m->n == 0) {
-        snprintf(err, errcap, "the move names no destination");
-        return -1;
-    }
+    if (m->n == 0) return gk_fail(err, errcap, GK_E_INVALID, "the move names no destination");
     return 0;
 }
 
@@ -588,36 +580,27 @@ static int parse_mv(const gk_pos_t *p, const char *text, mv_t *m, char *err, siz
         if (ch >= 'a' && ch <= 'h' && s[1] >= '1' && s[1] <= '8') {
             int sq = GOUNKI_SQ(ch - 'a', s[1] - '1');
             s += 2;
-            if (*s >= '0' && *s <= '9') {
-                snprintf(err, errcap, "bad square '%.4s'", s - 2);
-                return -1;
-            }
+            if (*s >= '0' && *s <= '9')
+                return gk_fail(err, errcap, GK_E_INVALID, "bad square '%.4s'", s - 2);
             if (state == 0) {
                 m->from = sq;
                 state = 1;
                 continue;
             }
-            if (m->n >= MV_MAXT) {
-                snprintf(err, errcap, "too many squares in the move");
-                return -1;
-            }
-            if (m->n > 0 && m->t[m->n - 1] == RAY_EXIT) {
-                snprintf(err, errcap, "nothing may follow Out");
-                return -1;
-            }
+            if (m->n >= MV_MAXT)
+                return gk_fail(err, errcap, GK_E_INVALID, "too many squares in the move");
+            if (m->n > 0 && m->t[m->n - 1] == RAY_EXIT)
+                return gk_fail(err, errcap, GK_E_INVALID, "nothing may follow Out");
             m->t[m->n++] = sq;
             state = 3;
             continue;
         }
         if (ch == 'o' && lower(s[1]) == 'u' && lower(s[2]) == 't') {
-            if (state == 0) {
-                snprintf(err, errcap, "a move starts with its origin square, not Out");
-                return -1;
-            }
-            if (m->n >= MV_MAXT || (m->n > 0 && m->t[m->n - 1] == RAY_EXIT)) {
-                snprintf(err, errcap, "nothing may follow Out");
-                return -1;
-            }
+            if (state == 0)
+                return gk_fail(err, errcap, GK_E_INVALID,
+                               "a move starts with its origin square, not Out");
+            if (m->n >= MV_MAXT || (m->n > 0 && m->t[m->n - 1] == RAY_EXIT))
+                return gk_fail(err, errcap, GK_E_INVALID, "nothing may follow Out");
             m->t[m->n++] = RAY_EXIT;
             s += 3;
             state = 3;
@@ -636,37 +619,24 @@ static int parse_mv(const gk_pos_t *p, const char *text, mv_t *m, char *err, siz
             continue;
         }
         if (ch == '+' && state == 3 && m->t[m->n - 1] != RAY_EXIT) {
-            if (m->plus[m->n - 1]) {
-                snprintf(err, errcap, "'+' written twice");
-                return -1;
-            }
+            if (m->plus[m->n - 1]) return gk_fail(err, errcap, GK_E_INVALID, "'+' written twice");
             m->plus[m->n - 1] = 1;
             s++;
             continue;
         }
         if (state == 0)
-            snprintf(err, errcap, "expected an origin square like c5 at '%.20s'", s);
-        else
-            snprintf(err, errcap, "unexpected '%.20s'", s);
-        return -1;
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "expected an origin square like c5 at '%.20s'", s);
+        return gk_fail(err, errcap, GK_E_INVALID, "unexpected '%.20s'", s);
     }
-    if (state == 0) {
-        snprintf(err, errcap, "empty move");
-        return -1;
-    }
-    if (state != 3) {
-        snprintf(err, errcap, "the move names no destination");
-        return -1;
-    }
+    if (state == 0) return gk_fail(err, errcap, GK_E_INVALID, "empty move");
+    if (state != 3) return gk_fail(err, errcap, GK_E_INVALID, "the move names no destination");
     if (m->deploy < 0) m->deploy = m->n > 1;
-    if (m->x && (m->deploy || m->n > 1)) {
-        snprintf(err, errcap, "a deployment cannot capture");
-        return -1;
-    }
-    if (!m->deploy && m->n > 1) {
-        snprintf(err, errcap, "a movement has one destination (use '*' for a deployment)");
-        return -1;
-    }
+    if (m->x && (m->deploy || m->n > 1))
+        return gk_fail(err, errcap, GK_E_INVALID, "a deployment cannot capture");
+    if (!m->deploy && m->n > 1)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "a movement has one destination (use '*' for a deployment)");
     return 0;
 }
 
@@ -681,30 +651,20 @@ static int gounki_parse_move(const gk_pos_t *p, const char *text, gk_action_t *s
                              char *err, size_t errcap) {
     mv_t in;
     char e2[160];
-    if (cap < 1) {
-        snprintf(err, errcap, "no room for the move");
-        return -1;
-    }
-    if (parse_mv(p, text, &in, e2, sizeof e2) < 0) {
-        snprintf(err, errcap, "%s", e2);
-        return -1;
-    }
-    if (p->result != GK_ONGOING) {
-        snprintf(err, errcap, "the game is over (%s)", gk_reason_text(p->reason));
-        return -1;
-    }
+    if (cap < 1) return gk_fail(err, errcap, GK_E_INVALID, "no room for the move");
+    if (parse_mv(p, text, &in, e2, sizeof e2) < 0)
+        return gk_fail(err, errcap, GK_E_INVALID, "%s", e2);
+    if (p->result != GK_ONGOING)
+        return gk_fail(err, errcap, GK_E_INVALID, "the game is over (%s)",
+                       gk_reason_text(p->reason));
     char fs[4];
     sq_name(in.from, fs);
     int v = p->b.cell[in.from];
-    if (!(v & 15)) {
-        snprintf(err, errcap, "no piece on %s", fs);
-        return -1;
-    }
-    if (((v >> 4) & 1) != p->stm) {
-        snprintf(err, errcap, "%s holds a %s piece but %s is to move", fs,
-                 p->stm == GK_WHITE ? "Black" : "White", p->stm == GK_WHITE ? "White" : "Black");
-        return -1;
-    }
+    if (!(v & 15)) return gk_fail(err, errcap, GK_E_INVALID, "no piece on %s", fs);
+    if (((v >> 4) & 1) != p->stm)
+        return gk_fail(err, errcap, GK_E_INVALID, "%s holds a %s piece but %s is to move", fs,
+                       p->stm == GK_WHITE ? "Black" : "White",
+                       p->stm == GK_WHITE ? "White" : "Black");
     gk_action_t list[GK_MAX_ACTIONS];
     int n = gen_all(p, list);
     for (int i = 0; i < n; i++) {
@@ -715,15 +675,14 @@ static int gounki_parse_move(const gk_pos_t *p, const char *text, gk_action_t *s
         if (in.x && !m.x) {
             char ts[4];
             sq_name(m.t[0], ts);
-            snprintf(err, errcap, "'x' but %s holds no enemy piece", ts);
-            return -1;
+            return gk_fail(err, errcap, GK_E_INVALID, "'x' but %s holds no enemy piece", ts);
         }
         for (int j = 0; j < m.n; j++)
             if (in.plus[j] && !m.plus[j]) {
                 char ts[4];
                 sq_name(m.t[j], ts);
-                snprintf(err, errcap, "'+' but %s holds no own piece when it is reached", ts);
-                return -1;
+                return gk_fail(err, errcap, GK_E_INVALID,
+                               "'+' but %s holds no own piece when it is reached", ts);
             }
         seq[0] = list[i];
         return 1;
@@ -804,12 +763,10 @@ static int gounki_pos_to_text(const gk_pos_t *p, char *buf, size_t cap) {
     return len;
 }
 
-static int fail(char *err, size_t errcap, const char *msg, const char *at) {
-    if (at)
-        snprintf(err, errcap, "%s at '%.16s'", msg, at);
-    else
-        snprintf(err, errcap, "%s", msg);
-    return -1;
+/* A position-string error: msg, and where in the text it was found. */
+static int fail_at(char *err, size_t errcap, const char *msg, const char *at) {
+    if (at) return gk_fail(err, errcap, GK_E_INVALID, "%s at '%.16s'", msg, at);
+    return gk_fail(err, errcap, GK_E_INVALID, "%s", msg);
 }
 
 static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plies, char *err,
@@ -824,8 +781,9 @@ static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_pl
         while (f < 8) {
             int ch = *s;
             if (ch >= '1' && ch <= '8') {
-                if (prev_digit) return fail(err, errcap, "two digits in a row", s);
-                if (f + (ch - '0') > 8) return fail(err, errcap, "rank longer than 8 squares", s);
+                if (prev_digit) return fail_at(err, errcap, "two digits in a row", s);
+                if (f + (ch - '0') > 8)
+                    return fail_at(err, errcap, "rank longer than 8 squares", s);
                 f += ch - '0';
                 s++;
                 prev_digit = 1;
@@ -838,7 +796,7 @@ static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_pl
             while (k < 3 && (*s == 'R' || *s == 'S' || *s == 'r' || *s == 's')) {
                 int o = (*s == 'r' || *s == 's') ? GK_BLACK : GK_WHITE;
                 if (owner >= 0 && o != owner)
-                    return fail(err, errcap, "a stack mixes White and Black pieces", s);
+                    return fail_at(err, errcap, "a stack mixes White and Black pieces", s);
                 owner = o;
                 if (*s == 'R' || *s == 'r')
                     r++;
@@ -848,15 +806,15 @@ static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_pl
                 if (!paren) break;
             }
             if (k == 0) {
-                if (!*s) return fail(err, errcap, "the board ends too early", NULL);
+                if (!*s) return fail_at(err, errcap, "the board ends too early", NULL);
                 if (*s == '/' || *s == ' ')
-                    return fail(err, errcap, "rank shorter than 8 squares", s);
-                return fail(err, errcap, "unexpected character in the board", s);
+                    return fail_at(err, errcap, "rank shorter than 8 squares", s);
+                return fail_at(err, errcap, "unexpected character in the board", s);
             }
             if (paren) {
                 if (*s == 'R' || *s == 'S' || *s == 'r' || *s == 's')
-                    return fail(err, errcap, "a stack holds at most 3 pieces", s);
-                if (*s != ')') return fail(err, errcap, "expected ')' closing the stack", s);
+                    return fail_at(err, errcap, "a stack holds at most 3 pieces", s);
+                if (*s != ')') return fail_at(err, errcap, "expected ')' closing the stack", s);
                 s++;
             }
             count[owner][0] += r, count[owner][1] += sq;
@@ -864,41 +822,39 @@ static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_pl
             f++;
         }
         if (rank) {
-            if (*s != '/') return fail(err, errcap, "expected '/' after 8 squares", s);
+            if (*s != '/') return fail_at(err, errcap, "expected '/' after 8 squares", s);
             s++;
         }
     }
     if (*s != ' ' && *s != '\t')
-        return fail(err, errcap, "expected ' ' after the board", *s ? s : NULL);
+        return fail_at(err, errcap, "expected ' ' after the board", *s ? s : NULL);
     while (*s == ' ' || *s == '\t') s++;
     if (*s == 'w' || *s == 'W')
         p.stm = GK_WHITE;
     else if (*s == 'b' || *s == 'B')
         p.stm = GK_BLACK;
     else
-        return fail(err, errcap, "expected the side to move, w or b", *s ? s : NULL);
+        return fail_at(err, errcap, "expected the side to move, w or b", *s ? s : NULL);
     s++;
     if (*s != ' ' && *s != '\t')
-        return fail(err, errcap, "expected ' ' and the ply count after the side to move",
-                    *s ? s : NULL);
+        return fail_at(err, errcap, "expected ' ' and the ply count after the side to move",
+                       *s ? s : NULL);
     while (*s == ' ' || *s == '\t') s++;
     if (!(*s >= '0' && *s <= '9'))
-        return fail(err, errcap, "expected the ply count", *s ? s : NULL);
+        return fail_at(err, errcap, "expected the ply count", *s ? s : NULL);
     long ply = 0;
     if (*s == '0' && s[1] >= '0' && s[1] <= '9')
-        return fail(err, errcap, "ply count with a leading zero", s);
+        return fail_at(err, errcap, "ply count with a leading zero", s);
     while (*s >= '0' && *s <= '9') {
         ply = ply * 10 + (*s++ - '0');
-        if (ply > 65535) return fail(err, errcap, "ply count above 65535", NULL);
+        if (ply > 65535) return fail_at(err, errcap, "ply count above 65535", NULL);
     }
     p.ply = (uint16_t)ply;
     for (int c = 0; c < 2; c++)
         for (int k = 0; k < 2; k++)
-            if (count[c][k] > 8) {
-                snprintf(err, errcap, "%s has %d %s (at most 8)", c ? "Black" : "White",
-                         count[c][k], k ? "squares" : "rounds");
-                return -1;
-            }
+            if (count[c][k] > 8)
+                return gk_fail(err, errcap, GK_E_INVALID, "%s has %d %s (at most 8)",
+                               c ? "Black" : "White", count[c][k], k ? "squares" : "rounds");
     /* Optional result and reason. */
     const char *t = s;
     while (*t == ' ' || *t == '\t') t++;
@@ -914,7 +870,7 @@ static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_pl
                 break;
             }
         }
-        if (res < 0) return fail(err, errcap, "expected a result 1-0, 0-1 or 1/2-1/2", t);
+        if (res < 0) return fail_at(err, errcap, "expected a result 1-0, 0-1 or 1/2-1/2", t);
         while (*t == ' ' || *t == '\t') t++;
         static const gk_reason_t reasons[] = {GK_REASON_EXIT,      GK_REASON_CAPTURE_ALL,
                                               GK_REASON_NO_MOVE,   GK_REASON_REPETITION,
@@ -929,24 +885,24 @@ static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_pl
                 break;
             }
         }
-        if (why < 0) return fail(err, errcap, "expected the reason the game ended", t);
+        if (why < 0) return fail_at(err, errcap, "expected the reason the game ended", t);
         int draw_reason = why == GK_REASON_REPETITION || why == GK_REASON_PLY_LIMIT;
         if ((res == GK_DRAW) != draw_reason)
-            return fail(err, errcap, "the result does not fit its reason", NULL);
+            return fail_at(err, errcap, "the result does not fit its reason", NULL);
         p.result = (uint8_t)res;
         p.reason = (uint8_t)why;
         s = t;
     }
     while (is_space(*s)) s++;
-    if (*s) return fail(err, errcap, "unexpected text after the position", s);
+    if (*s) return fail_at(err, errcap, "unexpected text after the position", s);
     int pieces[2] = {count[0][0] + count[0][1], count[1][0] + count[1][1]};
     if (p.result == GK_ONGOING && (!pieces[0] || !pieces[1]))
-        return fail(err, errcap,
-                    pieces[0] ? "Black has no piece in an unfinished game"
-                              : "White has no piece in an unfinished game",
-                    NULL);
+        return fail_at(err, errcap,
+                       pieces[0] ? "Black has no piece in an unfinished game"
+                                 : "White has no piece in an unfinished game",
+                       NULL);
     if (p.reason == GK_REASON_CAPTURE_ALL && pieces[p.result == GK_WIN_WHITE ? 1 : 0])
-        return fail(err, errcap, "capture-all but the loser still has pieces", NULL);
+        return fail_at(err, errcap, "capture-all but the loser still has pieces", NULL);
     if (p.result == GK_ONGOING && p.max_plies && p.ply >= p.max_plies) {
         p.result = GK_DRAW;
         p.reason = GK_REASON_PLY_LIMIT;

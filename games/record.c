@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/status.h"
+
 enum { IT_TAG, IT_WORD, IT_NUMBER, IT_RESULT };
 
 typedef struct {
@@ -61,11 +63,7 @@ static int is_result(const char *s, int len) {
     return 0;
 }
 
-#define LEX_FAIL(...)                                                                              \
-    do {                                                                                           \
-        snprintf(err, errcap, __VA_ARGS__);                                                        \
-        return -1;                                                                                 \
-    } while (0)
+#define LEX_FAIL(...) return gk_fail(err, errcap, GK_E_INVALID, __VA_ARGS__)
 
 /* Cuts text into items.  Returns 0 or -1 with err. */
 static int lex(lex_t *L, const char *text, size_t len, char *err, size_t errcap) {
@@ -274,7 +272,7 @@ void gk_record_pos_at(const gk_record_t *rec, int i, gk_pos_t *out) {
 
 #define READ_FAIL(...)                                                                             \
     do {                                                                                           \
-        snprintf(err, errcap, __VA_ARGS__);                                                        \
+        gk_fail(err, errcap, GK_E_INVALID, __VA_ARGS__);                                           \
         goto fail;                                                                                 \
     } while (0)
 
@@ -288,10 +286,7 @@ static int apply_tags(gk_record_t *rec, const gk_rules_t *defaults, char *err, s
     const char *v;
     if ((v = gk_record_tag(rec, "Game"))) {
         const gk_game_t *g = gk_game_by_name(v);
-        if (!g) {
-            snprintf(err, errcap, "tag Game: unknown game '%s'", v);
-            return -1;
-        }
+        if (!g) return gk_fail(err, errcap, GK_E_INVALID, "tag Game: unknown game '%s'", v);
         for (int i = 0; i < GK_NGAMES; i++)
             if (gk_game_by_id(i) == g) r.game = (uint8_t)i;
         if (g != gk_game_by_id(defaults->game)) r.variant = 0;
@@ -299,19 +294,17 @@ static int apply_tags(gk_record_t *rec, const gk_rules_t *defaults, char *err, s
     const gk_game_t *g = gk_game_by_id(r.game);
     if ((v = gk_record_tag(rec, "Variant"))) {
         int k = gk_variant_by_name(g, v);
-        if (k < 0) {
-            snprintf(err, errcap, "tag Variant: %s has no variant '%s'", g->name, v);
-            return -1;
-        }
+        if (k < 0)
+            return gk_fail(err, errcap, GK_E_INVALID, "tag Variant: %s has no variant '%s'",
+                           g->name, v);
         r.variant = (uint8_t)k;
     }
     if ((v = gk_record_tag(rec, "MaxPlies"))) {
         char *end;
         long m = strtol(v, &end, 10);
-        if (!*v || *end || m < 0 || m > 65535) {
-            snprintf(err, errcap, "tag MaxPlies: '%s' is not a number 0..65535", v);
-            return -1;
-        }
+        if (!*v || *end || m < 0 || m > 65535)
+            return gk_fail(err, errcap, GK_E_INVALID, "tag MaxPlies: '%s' is not a number 0..65535",
+                           v);
         r.max_plies = (uint16_t)m;
     }
     gk_pos_t p;
@@ -319,15 +312,12 @@ static int apply_tags(gk_record_t *rec, const gk_rules_t *defaults, char *err, s
     if (!ps) ps = gk_record_tag(rec, "FEN");
     if (ps) {
         char e[200];
-        if (g->pos_from_text(&p, ps, r.max_plies, e, sizeof e) < 0) {
-            snprintf(err, errcap, "tag Position: %s", e);
-            return -1;
-        }
-        if (p.variant != r.variant) {
-            snprintf(err, errcap, "tag Position: the position is for variant '%s'",
-                     g->variants[p.variant]);
-            return -1;
-        }
+        if (g->pos_from_text(&p, ps, r.max_plies, e, sizeof e) < 0)
+            return gk_fail(err, errcap, GK_E_INVALID, "tag Position: %s", e);
+        if (p.variant != r.variant)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "tag Position: the position is for variant '%s'",
+                           g->variants[p.variant]);
     } else {
         g->setup(&p, &r);
     }
@@ -510,7 +500,7 @@ int gk_record_read(gk_record_t *rec, const char *text, size_t len, const gk_rule
     memset(&L, 0, sizeof L);
     int i = 0, rc = -1;
     if (gk_record_init(rec, defaults) < 0)
-        snprintf(err, errcap, "out of memory");
+        rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     else if (lex(&L, text, len, err, errcap) == 0)
         rc = read_one(rec, &L, &i, defaults, 0, err, errcap);
     lex_free(&L);
@@ -529,8 +519,7 @@ int gk_record_read_all(const char *text, size_t len, const gk_rules_t *defaults,
     while (i < L.n && rc == 0) {
         gk_record_t rec;
         if (gk_record_init(&rec, defaults) < 0) {
-            snprintf(err, errcap, "out of memory");
-            rc = -1;
+            rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
             break;
         }
         int bad = read_one(&rec, &L, &i, defaults, 1, err, errcap) < 0;

@@ -5,17 +5,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../eval/classic.h"
+#include "../common/clock.h"
 
 #define WIN_BOUND (BL_WIN - 10000) /* scores beyond this are proven wins or losses */
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 int bl_eval_points(const bl_eval_t *e, const gk_pos_t *p) {
     assert(!gk_over(p)); /* finished positions score by final_score() */
@@ -170,7 +164,7 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     assert(ply >= 0 && ply <= AB_MAX_DEPTH && !gk_over(p));
     assert(alpha < beta);
     s->nodes++;
-    if (s->deadline > 0 && (s->nodes & 1023) == 0 && now_s() >= s->deadline) s->stop = 1;
+    if (s->deadline > 0 && (s->nodes & 1023) == 0 && gk_now_s() >= s->deadline) s->stop = 1;
     if (s->stop) return 0;
     if (depth <= 0 || ply >= AB_MAX_DEPTH) return bl_eval_points(&s->eval, p);
 
@@ -268,20 +262,12 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     return best;
 }
 
-static int legal(const gk_pos_t *p, gk_action_t a) {
-    gk_action_t list[GK_MAX_ACTIONS];
-    int n = gk_gen(p, list);
-    for (int i = 0; i < n; i++)
-        if (list[i] == a) return 1;
-    return 0;
-}
-
 int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_limits_t *lim,
               ab_result_t *out) {
     memset(out, 0, sizeof *out);
     assert(s && lim && lim->depth >= 0);
     if (gk_over(p)) return -1;
-    double t0 = now_s();
+    double t0 = gk_now_s();
     int maxd = lim->depth > 0 && lim->depth < AB_MAX_DEPTH ? lim->depth : AB_MAX_DEPTH;
     s->hist = h;
     s->nodes = 0;
@@ -317,13 +303,13 @@ int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_li
     out->best = best;
     out->score = score;
     out->nodes = s->nodes;
-    out->seconds = now_s() - t0;
+    out->seconds = gk_now_s() - t0;
 
     /* Principal variation: the table's moves from the root, checked for legality since
      * a slot may have been overwritten by another position with the same index. */
     gk_pos_t q = *p;
     gk_action_t a = best;
-    while (out->npv < AB_MAX_PV && a != GK_NO_ACTION && !gk_over(&q) && legal(&q, a)) {
+    while (out->npv < AB_MAX_PV && a != GK_NO_ACTION && !gk_over(&q) && gk_is_legal(&q, a)) {
         out->pv[out->npv++] = a;
         gk_play(&q, a);
         tt_entry_t *te = &s->tt[q.hash & s->tt_mask];

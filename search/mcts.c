@@ -22,9 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "../common/clock.h"
 
 #include "params.h"
+#include "../common/status.h"
 
 /* ---- 1. nodes and the arena ---- */
 
@@ -162,12 +164,6 @@ typedef struct worker {
     uint8_t outc[GK_MAX_ACTIONS];
     char pad[64];
 } worker_t;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static inline double rand01(uint64_t *s) {
     return (double)(gk_splitmix64(s) >> 11) * 0x1p-53;
@@ -594,7 +590,7 @@ static int should_stop(shared_t *sh, const arena_t *ar, uint32_t root, uint64_t 
         return 1;
     double t = 0.0;
     if (sh->deadline > 0.0) {
-        t = now_s();
+        t = gk_now_s();
         if (t >= sh->deadline) return 1;
     }
     if (sh->early_stop && (k & 31) == 0 && k > 0) {
@@ -947,7 +943,7 @@ static double allot_time(const mcts_limits_t *l) {
 
 int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mcts_limits_t *l,
                 mcts_result_t *out) {
-    double t0 = now_s();
+    double t0 = gk_now_s();
     memset(out, 0, offsetof(mcts_result_t, children));
     if (gk_over(root) || root->game != m->w.game) return -1;
     mcts_limits_t lim;
@@ -1073,7 +1069,7 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
         if (wks[t].depth_max > out->depth_max) out->depth_max = wks[t].depth_max;
     }
     free(wks);
-    out->seconds = now_s() - t0;
+    out->seconds = gk_now_s() - t0;
     out->stopped_early = rc == 0 && lim.playouts && out->playouts < lim.playouts;
     if (rc < 0) {
         out->best = GK_NO_ACTION;
@@ -1264,10 +1260,8 @@ int mcts_config_set(mcts_config_t *c, const char *name, const char *value, char 
                     size_t errcap) {
     int i = mcts_param_find(name);
     if (i < 0) return 0;
-    if (c->set >> i & 1) {
-        snprintf(err, errcap, "already set by an earlier option");
-        return -1;
-    }
+    if (c->set >> i & 1)
+        return gk_fail(err, errcap, GK_E_INVALID, "already set by an earlier option");
     int r = mcts_params_set(&c->p, &c->l, name, value, err, errcap);
     if (r > 0) c->set |= 1ull << i;
     return r;

@@ -4,12 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "../common/clock.h"
 #include "../eval/eval.h"
 #include "baselines.h"
 #include "mcts.h"
 #include "params.h"
+#include "../common/status.h"
 
 #define SPEC_MAX 1024
 
@@ -104,76 +105,58 @@ static int mcts_item(void *ctx, const char *k, const char *v, char *err, size_t 
 
 static int parse_spec(const char *spec, spec_t *s, char *err, size_t errcap) {
     memset(s, 0, sizeof *s);
-    if (!spec || !*spec) {
-        snprintf(err, errcap, "empty player spec (random, greedy, ab:..., mcts:...)");
-        return -1;
-    }
-    if (strlen(spec) >= SPEC_MAX) {
-        snprintf(err, errcap, "player spec longer than %d characters", SPEC_MAX - 1);
-        return -1;
-    }
+    if (!spec || !*spec)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "empty player spec (random, greedy, ab:..., mcts:...)");
+    if (strlen(spec) >= SPEC_MAX)
+        return gk_fail(err, errcap, GK_E_INVALID, "player spec longer than %d characters",
+                       SPEC_MAX - 1);
     for (const char *c = spec; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
-            snprintf(err, errcap, "player spec contains a control character");
-            return -1;
-        }
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return gk_fail(err, errcap, GK_E_INVALID, "player spec contains a control character");
     const char *colon = strchr(spec, ':');
     size_t kl = colon ? (size_t)(colon - spec) : strlen(spec);
     int kind = -1;
     for (int i = 0; i < 4; i++)
         if (strlen(kind_names[i]) == kl && !strncmp(spec, kind_names[i], kl)) kind = i;
-    if (kind < 0) {
-        snprintf(err, errcap, "unknown player '%.*s' (random, greedy, ab, mcts)",
-                 (int)(kl < 40 ? kl : 40), spec);
-        return -1;
-    }
+    if (kind < 0)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "unknown player '%.*s' (random, greedy, ab, mcts)", (int)(kl < 40 ? kl : 40),
+                       spec);
     s->kind = (player_kind_t)kind;
     s->eval_kind = BL_EVAL_OURS;
     mcts_config_init(&s->mc, NULL, NULL);
     if (!colon) return 0;
     const char *kn = kind_names[kind];
     char e2[400];
-    if (!colon[1]) {
-        snprintf(err, errcap, "%s: nothing after ':'", kn);
-        return -1;
-    }
-    if (s->kind == PLAYER_RANDOM) {
-        snprintf(err, errcap, "random: takes no parameters (got '%.40s')", colon + 1);
-        return -1;
-    }
+    if (!colon[1]) return gk_fail(err, errcap, GK_E_INVALID, "%s: nothing after ':'", kn);
+    if (s->kind == PLAYER_RANDOM)
+        return gk_fail(err, errcap, GK_E_INVALID, "random: takes no parameters (got '%.40s')",
+                       colon + 1);
     if (params_list(colon + 1, s->kind == PLAYER_MCTS ? mcts_item : baseline_item, s, e2,
                     sizeof e2)) {
-        snprintf(err, errcap, "%s: %s", kn, e2);
-        return -1;
+        return gk_fail(err, errcap, GK_E_INVALID, "%s: %s", kn, e2);
     }
     if (s->kind == PLAYER_MCTS) mcts_config_finish(&s->mc);
-    if (s->has_weights && s->kind != PLAYER_MCTS && s->eval_kind != BL_EVAL_OURS) {
-        snprintf(err, errcap, "%s: weights= needs eval=ours", kn);
-        return -1;
-    }
+    if (s->has_weights && s->kind != PLAYER_MCTS && s->eval_kind != BL_EVAL_OURS)
+        return gk_fail(err, errcap, GK_E_INVALID, "%s: weights= needs eval=ours", kn);
     return 0;
 }
 
 int player_check_spec(const char *spec, int game, char *err, size_t errcap) {
-    if (!gk_game_by_id(game)) {
-        snprintf(err, errcap, "unknown game %d", game);
-        return -1;
-    }
+    if (!gk_game_by_id(game)) return gk_fail(err, errcap, GK_E_INVALID, "unknown game %d", game);
     spec_t s;
     return parse_spec(spec, &s, err, errcap);
 }
 
 static int load_weights(int game, const char *path, ev_weights_t *w, const char *kn, char *err,
                         size_t errcap) {
-    char e2[256];
     if (!path) {
         if (ev_weights_default(game, w) == 0) return 0;
-        snprintf(err, errcap, "%s: no default weights for this game", kn);
-        return -1;
+        return gk_fail(err, errcap, GK_E_INVALID, "%s: no default weights for this game", kn);
     }
-    if (ev_weights_load(path, game, w, e2, sizeof e2) == 0) return 0;
-    snprintf(err, errcap, "%s: weights: %s", kn, e2);
-    return -1;
+    int rc = ev_weights_load(path, game, w, err, errcap);
+    return rc ? gk_err_wrap(err, errcap, rc, "%s: weights: ", kn) : 0;
 }
 
 player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
@@ -268,16 +251,10 @@ static void append_line(const gk_pos_t *p, const gk_action_t *seq, int n, char *
     }
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 int player_choose(player_t *pl, const gk_pos_t *p, const gk_hist_t *h, uint64_t seed,
                   player_move_t *out) {
     memset(out, 0, sizeof *out);
-    double t0 = now_s();
+    double t0 = gk_now_s();
     out->value = 0.5;
     if (gk_over(p)) return -1;
     uint64_t st = seed ^ pl->seed;
@@ -330,7 +307,7 @@ int player_choose(player_t *pl, const gk_pos_t *p, const gk_hist_t *h, uint64_t 
     }
     }
     /* The engines time themselves; the baselines' time is measured here. */
-    if (out->seconds == 0) out->seconds = now_s() - t0;
+    if (out->seconds == 0) out->seconds = gk_now_s() - t0;
     return out->action == GK_NO_ACTION ? -1 : 0;
 }
 

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "../common/status.h"
+
 double elo_to_score(double elo) {
     return 1.0 / (1.0 + pow(10.0, -elo / 400.0));
 }
@@ -90,18 +92,13 @@ int elo_estimate_penta(const uint64_t penta[5], double conf, elo_estimate_t *out
 }
 
 int elo_sprt_check(const elo_sprt_t *t, char *err, size_t errcap) {
-    if (!isfinite(t->elo0) || !isfinite(t->elo1) || !(t->elo0 < t->elo1)) {
-        snprintf(err, errcap, "SPRT needs elo0 < elo1 (got %g, %g)", t->elo0, t->elo1);
-        return -1;
-    }
-    if (fabs(t->elo0) > 1000 || fabs(t->elo1) > 1000) {
-        snprintf(err, errcap, "SPRT bounds must lie within [-1000, 1000] Elo");
-        return -1;
-    }
-    if (!(t->alpha > 0 && t->alpha < 0.5) || !(t->beta > 0 && t->beta < 0.5)) {
-        snprintf(err, errcap, "SPRT alpha and beta must lie in (0, 0.5)");
-        return -1;
-    }
+    if (!isfinite(t->elo0) || !isfinite(t->elo1) || !(t->elo0 < t->elo1))
+        return gk_fail(err, errcap, GK_E_INVALID, "SPRT needs elo0 < elo1 (got %g, %g)", t->elo0,
+                       t->elo1);
+    if (fabs(t->elo0) > 1000 || fabs(t->elo1) > 1000)
+        return gk_fail(err, errcap, GK_E_INVALID, "SPRT bounds must lie within [-1000, 1000] Elo");
+    if (!(t->alpha > 0 && t->alpha < 0.5) || !(t->beta > 0 && t->beta < 0.5))
+        return gk_fail(err, errcap, GK_E_INVALID, "SPRT alpha and beta must lie in (0, 0.5)");
     return 0;
 }
 
@@ -168,12 +165,4 @@ elo_sprt_state_t elo_sprt_state(const elo_sprt_t *t, double x) {
     if (x >= upper) return ELO_SPRT_H1;
     if (x <= lower) return ELO_SPRT_H0;
     return ELO_SPRT_CONTINUE;
-}
-
-const char *elo_sprt_state_text(elo_sprt_state_t s) {
-    switch (s) {
-    case ELO_SPRT_H0: return "H0";
-    case ELO_SPRT_H1: return "H1";
-    default: return "continue";
-    }
 }

@@ -81,6 +81,5 @@ double elo_sprt_llr_penta(const elo_sprt_t *t, const uint64_t penta[5]);
 double elo_sprt_llr_wdl(const elo_sprt_t *t, uint64_t w, uint64_t d, uint64_t l);
 /* H1 accepted when llr >= upper, H0 when llr <= lower, otherwise continue. */
 elo_sprt_state_t elo_sprt_state(const elo_sprt_t *t, double llr);
-const char *elo_sprt_state_text(elo_sprt_state_t s); /* "continue", "H0", "H1" */
 
 #endif

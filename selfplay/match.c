@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/clock.h"
+#include "../common/status.h"
 #include "../search/player.h"
 
 #define OPENING_TRIES 1000
@@ -28,46 +30,33 @@ typedef struct shared {
     int failed;
 } shared_t;
 
-static uint64_t mix(uint64_t a, uint64_t b) {
-    uint64_t s = a ^ (b + 1) * 0xD1B54A32D192ED03ull;
-    gk_splitmix64(&s);
-    return gk_splitmix64(&s);
-}
-
 int match_check(const match_opts_t *o, char *err, size_t errcap) {
-    if (o->games < 2 || o->games % 2) {
-        snprintf(err, errcap, "the number of games must be even and at least 2 (got %d)", o->games);
-        return -1;
-    }
-    if (o->threads < 1) {
-        snprintf(err, errcap, "threads must be at least 1");
-        return -1;
-    }
-    if (o->opening_plies < 0 || o->opening_plies > 200) {
-        snprintf(err, errcap, "opening plies must be in [0, 200] (got %d)", o->opening_plies);
-        return -1;
-    }
+    if (o->games < 2 || o->games % 2)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the number of games must be even and at least 2 (got %d)", o->games);
+    if (o->threads < 1) return gk_fail(err, errcap, GK_E_INVALID, "threads must be at least 1");
+    if (o->opening_plies < 0 || o->opening_plies > 200)
+        return gk_fail(err, errcap, GK_E_INVALID, "opening plies must be in [0, 200] (got %d)",
+                       o->opening_plies);
     if (o->book) {
         gk_pos_t setup;
         const gk_rules_t r = {o->start.game, o->start.variant, o->start.max_plies};
         gk_game_of(&o->start)->setup(&setup, &r);
-        if (o->book->nlines < 1 || setup.hash != o->start.hash || setup.ply != o->start.ply) {
-            snprintf(err, errcap, "an opening book needs the game's start position and a line");
-            return -1;
-        }
+        if (o->book->nlines < 1 || setup.hash != o->start.hash || setup.ply != o->start.ply)
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "an opening book needs the game's start position and a line");
     }
-    if (gk_over(&o->start) || o->start.in_turn != 0) {
-        snprintf(err, errcap, "the start position must be an unfinished turn boundary");
-        return -1;
-    }
-    if (o->sprt && elo_sprt_check(&o->sprt_params, err, errcap)) return -1;
+    if (gk_over(&o->start) || o->start.in_turn != 0)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the start position must be an unfinished turn boundary");
+    if (o->sprt) GK_FORWARD_IF(elo_sprt_check(&o->sprt_params, err, errcap));
     return 0;
 }
 
 /* Opening of pair i: K random turns from the start; redrawn when one ends the game. */
 static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_t *hist,
                         gk_action_t *acts, int *nacts) {
-    uint64_t rng = mix(o->seed, 0x0BE17000ull + (uint64_t)pair);
+    uint64_t rng = gk_seed_mix(o->seed, 0x0BE17000ull + (uint64_t)pair);
     gk_action_t list[GK_MAX_ACTIONS];
     for (int attempt = 0; attempt < OPENING_TRIES; attempt++) {
         *pos = o->start;
@@ -76,8 +65,9 @@ static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_
         if (o->book) {
             /* Book lines are checked legal when loaded; the same line for a pair on every
              * attempt, so a line that ends the game is refused rather than redrawn. */
-            const sp_book_t *b = o->book;
-            uint64_t line = (mix(o->seed, 0xB00Cull) + (uint64_t)pair) % (uint64_t)b->nlines;
+            const book_t *b = o->book;
+            uint64_t line =
+                (gk_seed_mix(o->seed, 0xB00Cull) + (uint64_t)pair) % (uint64_t)b->nlines;
             for (uint32_t k = b->start[line]; k < b->start[line + 1] && ok; k++) {
                 if (n >= MATCH_MAX_ACTIONS)
                     ok = 0;
@@ -117,12 +107,6 @@ static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_
     return -1;
 }
 
-static int legal(const gk_action_t *list, int n, gk_action_t a) {
-    for (int i = 0; i < n; i++)
-        if (list[i] == a) return 1;
-    return 0;
-}
-
 /* Plays game `index` from the opening; fills g (g->actions is malloc'ed). */
 static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int index,
                      const gk_pos_t *opening, const gk_hist_t *ohist, const gk_action_t *oacts,
@@ -137,10 +121,10 @@ static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int inde
     int n = nopen;
     gk_pos_t pos = *opening;
     *hist = *ohist;
-    uint64_t gseed = mix(o->seed, (uint64_t)index);
-    if (player_new_game(pa, mix(gseed, 0xA)) || player_new_game(pb, mix(gseed, 0xB))) {
-        snprintf(err, errcap, "out of memory starting game %d", index + 1);
-        return -1;
+    uint64_t gseed = gk_seed_mix(o->seed, (uint64_t)index);
+    if (player_new_game(pa, gk_seed_mix(gseed, 0xA)) ||
+        player_new_game(pb, gk_seed_mix(gseed, 0xB))) {
+        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory starting game %d", index + 1);
     }
     gk_action_t list[GK_MAX_ACTIONS];
     for (uint64_t step = 0; !gk_over(&pos); step++) {
@@ -152,12 +136,12 @@ static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int inde
         int a_moves = (pos.stm == GK_WHITE) == (g->a_white != 0);
         player_t *mover = a_moves ? pa : pb;
         player_move_t mv;
-        if (player_choose(mover, &pos, hist, mix(gseed, step), &mv) < 0 ||
-            !legal(list, k, mv.action)) {
-            snprintf(err, errcap, "game %d: player %s (%s) %s", index + 1, a_moves ? "A" : "B",
-                     player_spec(mover),
-                     mv.action == GK_NO_ACTION ? "returned no action" : "chose an illegal action");
-            return -1;
+        if (player_choose(mover, &pos, hist, gk_seed_mix(gseed, step), &mv) < 0 ||
+            gk_action_index(list, k, mv.action) < 0) {
+            return gk_fail(err, errcap, GK_E_INVALID, "game %d: player %s (%s) %s", index + 1,
+                           a_moves ? "A" : "B", player_spec(mover),
+                           mv.action == GK_NO_ACTION ? "returned no action"
+                                                     : "chose an illegal action");
         }
         if (a_moves) {
             g->seconds_a += mv.seconds;
@@ -185,10 +169,7 @@ static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int inde
     g->score_a = r + 1;
     g->nactions = n;
     g->actions = malloc((size_t)(n > 0 ? n : 1) * sizeof *g->actions);
-    if (!g->actions) {
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
+    if (!g->actions) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     memcpy(g->actions, buf, (size_t)n * sizeof *buf);
     return 0;
 }
@@ -226,7 +207,7 @@ static void advance_counted(shared_t *sh) {
             st->sprt_state = elo_sprt_state(&o->sprt_params, st->llr);
             if (st->sprt_state != ELO_SPRT_CONTINUE) atomic_store(&sh->stop, 1);
         }
-        st->wall_s = omp_get_wtime() - sh->t0;
+        st->wall_s = gk_now_s() - sh->t0;
         if (o->on_pair) o->on_pair(o->ctx, &ps->g[0], &ps->g[1], st);
         free(ps->g[0].actions);
         free(ps->g[1].actions);
@@ -241,7 +222,8 @@ typedef struct worker {
     gk_action_t buf[MATCH_MAX_ACTIONS];
 } worker_t;
 
-static void fail(shared_t *sh, const char *msg) {
+/* The first failure of any thread is the match's; the others stop starting pairs. */
+static void shared_fail(shared_t *sh, const char *msg) {
 #pragma omp critical(match_lock)
     {
         if (!sh->failed) {
@@ -258,20 +240,20 @@ static void work(shared_t *sh) {
     int game = o->start.game;
     worker_t *w = calloc(1, sizeof *w);
     if (!w) {
-        fail(sh, "out of memory");
+        shared_fail(sh, "out of memory");
         return;
     }
     w->pa = player_new(o->spec_a, game, err, sizeof err);
     if (!w->pa) {
         char msg[300];
         snprintf(msg, sizeof msg, "player A: %s", err);
-        fail(sh, msg);
+        shared_fail(sh, msg);
     }
     w->pb = w->pa ? player_new(o->spec_b, game, err, sizeof err) : NULL;
     if (w->pa && !w->pb) {
         char msg[300];
         snprintf(msg, sizeof msg, "player B: %s", err);
-        fail(sh, msg);
+        shared_fail(sh, msg);
     }
     while (w->pa && w->pb && !atomic_load(&sh->stop)) {
         int i = atomic_fetch_add(&sh->next, 1);
@@ -282,7 +264,7 @@ static void work(shared_t *sh) {
             snprintf(err, sizeof err,
                      "no opening of %d random turns that leaves the game unfinished (pair %d)",
                      o->opening_plies, i + 1);
-            fail(sh, err);
+            shared_fail(sh, err);
             break;
         }
         pair_slot_t *ps = &sh->pairs[i];
@@ -291,7 +273,7 @@ static void work(shared_t *sh) {
             bad = play_game(o, w->pa, w->pb, 2 * i + k, &opening, &w->ohist, w->oacts, nopen,
                             &w->hist, w->buf, &ps->g[k], err, sizeof err) != 0;
             if (bad) {
-                fail(sh, err);
+                shared_fail(sh, err);
                 break;
             }
 #pragma omp critical(match_lock)
@@ -313,7 +295,7 @@ static void work(shared_t *sh) {
 }
 
 int match_run(const match_opts_t *o, match_stats_t *st, char *err, size_t errcap) {
-    if (match_check(o, err, errcap)) return -1;
+    GK_FORWARD_IF(match_check(o, err, errcap));
     /* Check the specs once here, so that a bad one is reported before any thread runs. */
     player_t *pa = player_new(o->spec_a, o->start.game, err, errcap);
     if (!pa) return -1;
@@ -327,24 +309,20 @@ int match_run(const match_opts_t *o, match_stats_t *st, char *err, size_t errcap
     player_free(pb);
 
     shared_t *sh = calloc(1, sizeof *sh);
-    if (!sh) {
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
+    if (!sh) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     sh->o = o;
     sh->npairs = o->games / 2;
     sh->pairs = calloc((size_t)sh->npairs, sizeof *sh->pairs);
     if (!sh->pairs) {
         free(sh);
-        snprintf(err, errcap, "out of memory");
-        return -1;
+        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     }
     atomic_init(&sh->next, 0);
     atomic_init(&sh->stop, 0);
     sh->st.games_total = o->games;
     sh->st.sprt = o->sprt;
     if (o->sprt) elo_sprt_bounds(&o->sprt_params, &sh->st.llr_lower, &sh->st.llr_upper);
-    sh->t0 = omp_get_wtime();
+    sh->t0 = gk_now_s();
 
     int threads = o->threads < sh->npairs ? o->threads : sh->npairs;
     if (threads <= 1) {
@@ -356,13 +334,10 @@ int match_run(const match_opts_t *o, match_stats_t *st, char *err, size_t errcap
 #pragma omp parallel num_threads(threads)
         work(sh);
     }
-    sh->st.wall_s = omp_get_wtime() - sh->t0;
+    sh->st.wall_s = gk_now_s() - sh->t0;
     *st = sh->st;
     int rc = 0;
-    if (sh->failed) {
-        snprintf(err, errcap, "%s", sh->err);
-        rc = -1;
-    }
+    if (sh->failed) rc = gk_fail(err, errcap, GK_E_INVALID, "%s", sh->err);
     for (int i = 0; i < sh->npairs; i++) {
         free(sh->pairs[i].g[0].actions);
         free(sh->pairs[i].g[1].actions);

@@ -26,13 +26,13 @@
 #include <mpi.h>
 #include <omp.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/clock.h"
+#include "../common/files.h"
 #include "../data/xxh64.h"
 
 #define POLL_MS 2
@@ -66,22 +66,11 @@ typedef struct rank_state {
     char err[512];
 } rank_state_t;
 
-static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t cap, const char *fmt, ...) {
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static int mpi_fail(char *err, size_t cap, const char *what, int rc) {
     char msg[MPI_MAX_ERROR_STRING];
     int len = 0;
     if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "code %d", rc);
-    return fail(err, cap, "MPI: %s: %s", what, msg);
+    return gk_fail(err, cap, GK_E_MPI, "MPI: %s: %s", what, msg);
 }
 
 #define MPI_TRY(call)                                                                              \
@@ -152,8 +141,7 @@ static void worker(rank_state_t *s) {
                 s->fin[s->nfin++] = f;
             else {
                 gl_buf_free(&f.rec);
-                rc = -1;
-                snprintf(err, sizeof err, "out of memory");
+                rc = gk_fail(err, sizeof err, GK_E_NOMEM, "out of memory");
             }
         } else if (rc == SP_ABANDONED) {
             s->abandoned++;
@@ -196,10 +184,6 @@ typedef struct coord {
     bool failed;
 } coord_t;
 
-static double now_s(void) {
-    return omp_get_wtime();
-}
-
 static void fmt_eta(double s, char *buf, size_t cap) {
     if (!(s >= 0) || s > 1e8) {
         snprintf(buf, cap, "?");
@@ -222,7 +206,7 @@ static void totals(const coord_t *k, int64_t *t) {
 
 static void progress(coord_t *k, bool final) {
     if (k->o->quiet || !k->o->out) return;
-    double t = now_s();
+    double t = gk_now_s();
     if (!final && t - k->last_print < 1.0) return;
     k->last_print = t;
     int64_t s[C_N];
@@ -255,10 +239,9 @@ static int collect(coord_t *k, bool force, char *err, size_t errcap) {
     for (size_t i = 0; i < n; i++) {
         finished_t *f = &fin[i];
         if (!rc) {
-            if (gl_writer_pending(k->w) == 0) k->first_pending = now_s();
-            if (gl_writer_add_encoded(k->w, f->index, f->rec.p, f->rec.n, err, errcap))
-                rc = -1;
-            else {
+            if (gl_writer_pending(k->w) == 0) k->first_pending = gk_now_s();
+            rc = gl_writer_add_encoded(k->w, f->index, f->rec.p, f->rec.n, err, errcap);
+            if (!rc) {
                 k->c[C_GAMES]++;
                 k->c[C_ACTIONS] += f->actions;
                 k->c[C_PLIES] += f->plies;
@@ -268,15 +251,14 @@ static int collect(coord_t *k, bool force, char *err, size_t errcap) {
             }
         }
         gl_buf_free(&f->rec);
-        if (!rc && gl_writer_pending(k->w) >= k->o->frame_games &&
-            gl_writer_flush(k->w, err, errcap))
-            rc = -1;
+        if (!rc && gl_writer_pending(k->w) >= k->o->frame_games)
+            rc = gl_writer_flush(k->w, err, errcap);
     }
     free(fin);
     if (!rc && gl_writer_pending(k->w) &&
-        (force || now_s() - k->first_pending >= k->o->frame_seconds ||
+        (force || gk_now_s() - k->first_pending >= k->o->frame_seconds ||
          gl_writer_pending_bytes(k->w) >= (8u << 20)))
-        if (gl_writer_flush(k->w, err, errcap)) rc = -1;
+        rc = gl_writer_flush(k->w, err, errcap);
     return rc;
 }
 
@@ -308,33 +290,36 @@ static int serve(coord_t *k, bool stopping, char *err, size_t errcap) {
         MPI_TRY(MPI_Get_count(&st, MPI_INT64_T, &n));
         int64_t buf[C_N + 1];
         if (n < 0 || n > C_N + 1 || st.MPI_SOURCE <= 0 || st.MPI_SOURCE >= k->ranks)
-            return fail(err, errcap, "unexpected message (tag %d, %d values) from rank %d",
-                        st.MPI_TAG, n, st.MPI_SOURCE);
+            return gk_fail(err, errcap, GK_E_MPI,
+                           "unexpected message (tag %d, %d values) from rank %d", st.MPI_TAG, n,
+                           st.MPI_SOURCE);
         MPI_TRY(MPI_Recv(buf, n, MPI_INT64_T, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE));
         int r = st.MPI_SOURCE;
         switch (st.MPI_TAG) {
         case TAG_REQ: {
-            if (n != 1) return fail(err, errcap, "bad request from rank %d", r);
+            if (n != 1) return gk_fail(err, errcap, GK_E_MPI, "bad request from rank %d", r);
             int64_t grant[1 + 64];
             uint64_t want = buf[0] < 1 ? 1 : buf[0] > 64 ? 64 : (uint64_t)buf[0];
             uint64_t got = stopping ? 0 : lease(k, want, (uint64_t *)(grant + 1));
             grant[0] = (int64_t)got;
-            if (send_i64(grant, 1 + (int)got, r, TAG_GRANT, err, errcap)) return -1;
+            GK_FORWARD_IF(send_i64(grant, 1 + (int)got, r, TAG_GRANT, err, errcap));
             break;
         }
         case TAG_PROG:
         case TAG_DONE:
-            if (n != C_N) return fail(err, errcap, "bad counters from rank %d", r);
+            if (n != C_N) return gk_fail(err, errcap, GK_E_MPI, "bad counters from rank %d", r);
             memcpy(k->rc[r], buf, sizeof k->rc[r]);
             if (st.MPI_TAG == TAG_DONE) {
-                if (k->done[r]) return fail(err, errcap, "rank %d finished twice", r);
+                if (k->done[r]) return gk_fail(err, errcap, GK_E_MPI, "rank %d finished twice", r);
                 k->done[r] = true;
                 k->ndone++;
-                if (send_i64(buf, 0, r, TAG_BYE, err, errcap)) return -1;
+                GK_FORWARD_IF(send_i64(buf, 0, r, TAG_BYE, err, errcap));
             }
             break;
-        default: return fail(err, errcap, "unexpected message tag %d from rank %d", st.MPI_TAG, r);
+        default:
+            return gk_fail(err, errcap, GK_E_MPI, "unexpected message tag %d from rank %d",
+                           st.MPI_TAG, r);
         }
     }
 }
@@ -351,7 +336,8 @@ static int listen0(coord_t *k, char *err, size_t errcap) {
         MPI_TRY(MPI_Get_count(&st, MPI_INT64_T, &n));
         int64_t buf[1 + 64];
         if (n < 0 || n > 65 || (st.MPI_TAG != TAG_GRANT && st.MPI_TAG != TAG_STOP))
-            return fail(err, errcap, "unexpected message (tag %d) from rank 0", st.MPI_TAG);
+            return gk_fail(err, errcap, GK_E_MPI, "unexpected message (tag %d) from rank 0",
+                           st.MPI_TAG);
         MPI_TRY(MPI_Recv(buf, n, MPI_INT64_T, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         pthread_mutex_lock(&s->mu);
         if (st.MPI_TAG == TAG_STOP) {
@@ -360,7 +346,7 @@ static int listen0(coord_t *k, char *err, size_t errcap) {
             k->req_out = false;
             if (n < 1 || buf[0] != n - 1) {
                 pthread_mutex_unlock(&s->mu);
-                return fail(err, errcap, "bad grant from rank 0");
+                return gk_fail(err, errcap, GK_E_MPI, "bad grant from rank 0");
             }
             if (buf[0] == 0) s->no_more = true;
             for (int i = 1; i < n; i++) queue_push(s, (uint64_t)buf[i]);
@@ -399,7 +385,7 @@ static int coordinate(coord_t *k, char *err, size_t errcap) {
         }
         bool stopping = atomic_load(&s->stop) != 0;
         if (k->rank == 0) {
-            if (serve(k, stopping, err, errcap)) return -1;
+            GK_FORWARD_IF(serve(k, stopping, err, errcap));
             /* A rank that failed stops everyone. */
             for (int r = 1; r < k->ranks && !stopping; r++)
                 if (k->rc[r][C_STATUS] == ST_FAILED) {
@@ -409,14 +395,14 @@ static int coordinate(coord_t *k, char *err, size_t errcap) {
             if (stopping && !k->stop_sent) {
                 int64_t none = 0;
                 for (int r = 1; r < k->ranks; r++)
-                    if (!k->done[r] && send_i64(&none, 0, r, TAG_STOP, err, errcap)) return -1;
+                    if (!k->done[r]) GK_FORWARD_IF(send_i64(&none, 0, r, TAG_STOP, err, errcap));
                 k->stop_sent = true;
                 pthread_mutex_lock(&s->mu);
                 pthread_cond_broadcast(&s->cv_work);
                 pthread_mutex_unlock(&s->mu);
             }
         } else if (!sent_done) {
-            if (listen0(k, err, errcap)) return -1;
+            GK_FORWARD_IF(listen0(k, err, errcap));
         }
         if (!finished_local) {
             /* Work for idle workers. */
@@ -434,10 +420,10 @@ static int coordinate(coord_t *k, char *err, size_t errcap) {
             pthread_mutex_unlock(&s->mu);
             if (k->rank != 0 && idle > 0 && !no_more && !stopping && !k->req_out) {
                 int64_t want = idle;
-                if (send_i64(&want, 1, 0, TAG_REQ, err, errcap)) return -1;
+                GK_FORWARD_IF(send_i64(&want, 1, 0, TAG_REQ, err, errcap));
                 k->req_out = true;
             }
-            if (collect(k, false, err, errcap)) return -1;
+            GK_FORWARD_IF(collect(k, false, err, errcap));
             pthread_mutex_lock(&s->mu);
             bool idle_all = s->busy == 0 && s->nfin == 0;
             bool over = idle_all && ((s->qlen == 0 && s->no_more) || atomic_load(&s->stop));
@@ -450,7 +436,7 @@ static int coordinate(coord_t *k, char *err, size_t errcap) {
                 k->failed = true;
             }
             if (over) {
-                if (collect(k, true, err, errcap)) return -1;
+                GK_FORWARD_IF(collect(k, true, err, errcap));
                 finished_local = true;
                 pthread_mutex_lock(&s->mu);
                 s->quit = true;
@@ -462,13 +448,13 @@ static int coordinate(coord_t *k, char *err, size_t errcap) {
                                                               : ST_OK;
             }
         }
-        double t = now_s();
+        double t = gk_now_s();
         if (k->rank != 0) {
             if (finished_local && !sent_done) {
-                if (send_i64(k->c, C_N, 0, TAG_DONE, err, errcap)) return -1;
+                GK_FORWARD_IF(send_i64(k->c, C_N, 0, TAG_DONE, err, errcap));
                 sent_done = true;
             } else if (!finished_local && t - k->last_prog >= 1.0) {
-                if (send_i64(k->c, C_N, 0, TAG_PROG, err, errcap)) return -1;
+                GK_FORWARD_IF(send_i64(k->c, C_N, 0, TAG_PROG, err, errcap));
                 k->last_prog = t;
             }
             if (sent_done) {
@@ -480,7 +466,8 @@ static int coordinate(coord_t *k, char *err, size_t errcap) {
                     int n = 0;
                     int64_t buf[65];
                     MPI_TRY(MPI_Get_count(&st, MPI_INT64_T, &n));
-                    if (n < 0 || n > 65) return fail(err, errcap, "unexpected message from rank 0");
+                    if (n < 0 || n > 65)
+                        return gk_fail(err, errcap, GK_E_MPI, "unexpected message from rank 0");
                     MPI_TRY(MPI_Recv(buf, n, MPI_INT64_T, 0, st.MPI_TAG, MPI_COMM_WORLD,
                                      MPI_STATUS_IGNORE));
                     if (st.MPI_TAG == TAG_BYE) return 0;
@@ -497,23 +484,6 @@ static int coordinate(coord_t *k, char *err, size_t errcap) {
 
 /* ------------------------------------------------------------------ setup */
 
-static int mkdir_p(const char *dir, char *err, size_t errcap) {
-    char p[4096];
-    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
-        return fail(err, errcap, "path too long");
-    for (char *q = p + 1; *q; q++)
-        if (*q == '/') {
-            *q = 0;
-            if (mkdir(p, 0755) && errno != EEXIST)
-                return fail(err, errcap, "%s: %s", p, strerror(errno));
-            *q = '/';
-        }
-    if (mkdir(p, 0755) && errno != EEXIST) return fail(err, errcap, "%s: %s", p, strerror(errno));
-    struct stat st;
-    if (stat(p, &st) || !S_ISDIR(st.st_mode)) return fail(err, errcap, "%s: not a directory", p);
-    return 0;
-}
-
 /* The first setting that differs between two settings texts, for the refusal message. */
 static void first_difference(const char *a, const char *b, char *out, size_t cap) {
     const char *pa = a, *pb = b;
@@ -529,48 +499,42 @@ static void first_difference(const char *a, const char *b, char *out, size_t cap
     snprintf(out, cap, "?");
 }
 
-/* Rank 0: checks or creates the manifest.  Returns 0 or -1 with a reason. */
+/* Rank 0: checks or creates the manifest.  Returns 0 or a negative code with a reason. */
 static int manifest_setup(const sp_run_opts_t *o, const char *settings, char *err, size_t errcap) {
-    if (mkdir_p(o->dir, err, errcap)) return -1;
+    GK_FORWARD_IF(gk_mkdir_p(o->dir, err, errcap));
     gl_manifest_t m;
-    char e[512];
-    int rc = gl_manifest_read(o->dir, &m, e, sizeof e);
-    if (rc == GL_OK) {
+    int rc = gl_manifest_read(o->dir, &m, err, errcap);
+    if (rc == GK_OK) {
         if (strcmp(m.settings, settings)) {
             char d[600];
             first_difference(m.settings, settings, d, sizeof d);
-            return fail(err, errcap,
-                        "%s holds a run with other settings: %s; use a new --out directory or "
-                        "the run's settings (see %s/%s)",
-                        o->dir, d, o->dir, GL_MANIFEST_NAME);
+            return gk_fail(err, errcap, GK_E_MISMATCH,
+                           "%s holds a run with other settings: %s; use a new --out directory or "
+                           "the run's settings (see %s/%s)",
+                           o->dir, d, o->dir, GL_MANIFEST_NAME);
         }
-        if (o->games < m.games)
-            return fail(
-                err, errcap,
-                "%s holds a run of %" PRIu64 " games; --games %" PRIu64
-                " would leave games beyond the end (extending is allowed, shrinking is not)",
-                o->dir, m.games, o->games);
-        if (o->games == m.games) return 0;
-    } else if (rc == GL_ERR_IO && errno == ENOENT) {
+        GK_RETURN_IF(o->games < m.games, err, errcap, GK_E_MISMATCH,
+                     "%s holds a run of %" PRIu64 " games; --games %" PRIu64
+                     " would leave games beyond the end (extending is allowed, shrinking is not)",
+                     o->dir, m.games, o->games);
+        if (o->games == m.games) return GK_OK;
+    } else if (rc == GK_E_IO && errno == ENOENT) {
         gl_logset_t ls;
-        if (gl_logset_open(&ls, o->dir, false, e, sizeof e)) return fail(err, errcap, "%s", e);
+        GK_FORWARD_IF(gl_logset_open(&ls, o->dir, false, err, errcap));
         int n = ls.nshards;
         gl_logset_free(&ls);
-        if (n)
-            return fail(err, errcap,
-                        "%s holds shards but no %s: not a run this program "
-                        "can resume",
-                        o->dir, GL_MANIFEST_NAME);
+        GK_RETURN_IF(n, err, errcap, GK_E_MISMATCH,
+                     "%s holds shards but no %s: not a run this program can resume", o->dir,
+                     GL_MANIFEST_NAME);
     } else {
-        return fail(err, errcap, "%s", e);
+        return rc;
     }
     memset(&m, 0, sizeof m);
     m.games = o->games;
     snprintf(m.settings, sizeof m.settings, "%s", settings);
     m.fingerprint = gk_xxh64(m.settings, strlen(m.settings), 0);
     snprintf(m.engine, sizeof m.engine, "%s", GK_VERSION);
-    if (gl_manifest_write(o->dir, &m, e, sizeof e)) return fail(err, errcap, "%s", e);
-    return 0;
+    return gl_manifest_write(o->dir, &m, err, errcap);
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -581,10 +545,11 @@ static int cmp_u64(const void *a, const void *b) {
 /* Rank 0: the missing indices of 0..N-1, after every writer has cut its torn tail. */
 static int build_pool(coord_t *k, char *err, size_t errcap) {
     const sp_run_opts_t *o = k->o;
-    char e[512], path[4200];
+    char path[4200];
     /* Shards of ranks beyond this run's (an earlier run had more ranks): cut torn tails. */
     for (int r = k->ranks;; r++) {
-        if (gl_shard_path(o->dir, r, path, sizeof path)) return fail(err, errcap, "path too long");
+        GK_RETURN_IF(gl_shard_path(o->dir, r, path, sizeof path), err, errcap, GK_E_INVALID,
+                     "%s: path too long", o->dir);
         if (access(path, F_OK)) {
             if (r >= k->ranks + 4096) break;
             continue; /* ranks need not be contiguous; look a little further */
@@ -592,29 +557,28 @@ static int build_pool(coord_t *k, char *err, size_t errcap) {
         gl_writer_opts_t wo = {.level = o->level, .code = o->code, .stats = o->stats};
         gl_writer_t *w;
         uint64_t dropped = 0;
-        if (gl_writer_open(&w, path, &wo, o->repair, &dropped, e, sizeof e) ||
-            gl_writer_close(w, e, sizeof e))
-            return fail(err, errcap, "%s", e);
+        GK_FORWARD_IF(gl_writer_open(&w, path, &wo, o->repair, &dropped, err, errcap));
+        GK_FORWARD_IF(gl_writer_close(w, err, errcap));
         if (dropped && !o->quiet && o->out)
             fprintf(o->out, "selfplay: %s: cut %" PRIu64 " bytes of a torn frame\n", path, dropped);
     }
     gl_logset_t ls;
-    if (gl_logset_open(&ls, o->dir, false, e, sizeof e)) return fail(err, errcap, "%s", e);
+    GK_FORWARD_IF(gl_logset_open(&ls, o->dir, false, err, errcap));
     uint64_t total = 0;
     for (int i = 0; i < ls.nshards; i++) total += ls.shard[i].nindex;
     uint64_t *have = malloc((size_t)(total ? total : 1) * sizeof *have);
     if (!have) {
         gl_logset_free(&ls);
-        return fail(err, errcap, "out of memory");
+        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     }
     uint64_t n = 0;
     for (int i = 0; i < ls.nshards; i++) {
         if (ls.shard[i].status != GL_SHARD_OK) {
-            int st = ls.shard[i].status;
-            snprintf(e, sizeof e, "%s: %s", ls.path[i], ls.shard[i].problem);
+            gk_fail(err, errcap, GK_E_FORMAT, "%s: %s (%s)", ls.path[i], ls.shard[i].problem,
+                    ls.shard[i].status == GL_SHARD_TORN ? "torn" : "corrupt");
             gl_logset_free(&ls);
             free(have);
-            return fail(err, errcap, "%s (%s)", e, st == GL_SHARD_TORN ? "torn" : "corrupt");
+            return GK_E_FORMAT;
         }
         if (ls.shard[i].nindex) /* an empty shard has no index array */
             memcpy(have + n, ls.shard[i].index, ls.shard[i].nindex * sizeof *have);
@@ -638,15 +602,16 @@ static int build_pool(coord_t *k, char *err, size_t errcap) {
                 dups);
     if (beyond) {
         free(have);
-        return fail(err, errcap, "%s holds %" PRIu64 " games with an index >= %" PRIu64, o->dir,
-                    beyond, o->games);
+        return gk_fail(err, errcap, GK_E_MISMATCH,
+                       "%s holds %" PRIu64 " games with an index >= %" PRIu64, o->dir, beyond,
+                       o->games);
     }
     k->before = distinct;
     k->npool = o->games - distinct;
     k->pool = malloc((size_t)(k->npool ? k->npool : 1) * sizeof *k->pool);
     if (!k->pool) {
         free(have);
-        return fail(err, errcap, "out of memory");
+        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     }
     uint64_t j = 0, m = 0;
     for (uint64_t i = 0; i < o->games; i++) {
@@ -658,6 +623,36 @@ static int build_pool(coord_t *k, char *err, size_t errcap) {
     return 0;
 }
 
+/* Rank 0 at the end: the run's summary from every rank's counters; true when another rank
+ * failed. */
+static bool summarize(coord_t *k, sp_summary_t *sum) {
+    const sp_run_opts_t *o = k->o;
+    int64_t t[C_N];
+    totals(k, t);
+    bool any_failed = false;
+    for (int r = 1; r < k->ranks; r++) any_failed |= k->rc[r][C_STATUS] == ST_FAILED;
+    sum->rank = 0;
+    sum->ranks = k->ranks;
+    sum->games_total = o->games;
+    sum->games_before = k->before;
+    sum->games_played = (uint64_t)t[C_GAMES];
+    sum->games_abandoned = (uint64_t)t[C_ABANDONED];
+    sum->actions = (uint64_t)t[C_ACTIONS];
+    sum->white = (uint64_t)t[C_WHITE];
+    sum->draws = (uint64_t)t[C_DRAWS];
+    sum->black = (uint64_t)t[C_BLACK];
+    sum->seconds = gk_now_s() - k->t0;
+    sum->complete = k->before + sum->games_played == o->games;
+    sum->stopped = !sum->complete;
+    if (k->printed_line) fputc('\n', o->out);
+    return any_failed;
+}
+
+/* The reason of a rank that did not fail itself when another did: empty (sp_run's contract). */
+static int failed_elsewhere(char *err, size_t errcap) {
+    return gk_fail(err, errcap, GK_E_INVALID, "%s", "");
+}
+
 /* Agree on a status: every rank passes its own; all get the worst (max). */
 static int agree(int mine, int *all, char *err, size_t errcap) {
     MPI_TRY(MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
@@ -667,26 +662,27 @@ static int agree(int mine, int *all, char *err, size_t errcap) {
 static int run_rank(const sp_run_opts_t *o, sp_summary_t *sum, int rank, int ranks, char *err,
                     size_t errcap) {
     char settings[1024], e[512] = "", path[4200];
-    int bad = 0, worst = 0;
-    if (sp_settings_text(&o->set, settings, sizeof settings) < 0) {
-        bad = 1;
-        fail(e, sizeof e, "bad settings");
-    }
-    if (rank == 0 && !bad && manifest_setup(o, settings, e, sizeof e)) bad = 1;
-    if (agree(bad, &worst, err, errcap)) return -1;
-    if (worst) return rank == 0 ? fail(err, errcap, "%s", e) : fail(err, errcap, "%s", "");
+    int code = GK_OK, bad = 0, worst = 0;
+    if (sp_settings_text(&o->set, settings, sizeof settings) < 0)
+        code = gk_fail(e, sizeof e, GK_E_INVALID, "bad settings");
+    if (rank == 0 && !code) code = manifest_setup(o, settings, e, sizeof e);
+    GK_FORWARD_IF(agree(code != 0, &worst, err, errcap));
+    if (worst)
+        return rank == 0 ? gk_fail(err, errcap, code, "%s", e) : failed_elsewhere(err, errcap);
 
     /* Every rank opens its shard: lock, cut a torn tail. */
     gl_writer_opts_t wo = {.level = o->level, .code = o->code, .stats = o->stats};
     gl_writer_t *w = NULL;
     uint64_t dropped = 0;
-    if (gl_shard_path(o->dir, rank, path, sizeof path) ||
-        gl_writer_open(&w, path, &wo, o->repair, &dropped, e, sizeof e))
-        bad = 1;
-    if (agree(bad, &worst, err, errcap)) return -1;
+    if (gl_shard_path(o->dir, rank, path, sizeof path))
+        code = gk_fail(e, sizeof e, GK_E_INVALID, "%s: path too long", o->dir);
+    else
+        code = gl_writer_open(&w, path, &wo, o->repair, &dropped, e, sizeof e);
+    GK_FORWARD_IF(agree(code != 0, &worst, err, errcap));
     if (worst) {
         gl_writer_close(w, NULL, 0);
-        return bad ? fail(err, errcap, "rank %d: %s", rank, e) : fail(err, errcap, "%s", "");
+        return code ? gk_fail(err, errcap, code, "rank %d: %s", rank, e)
+                    : failed_elsewhere(err, errcap);
     }
     if (dropped && !o->quiet && o->out)
         fprintf(o->out,
@@ -711,23 +707,21 @@ static int run_rank(const sp_run_opts_t *o, sp_summary_t *sum, int rank, int ran
         k->w = w;
         k->tty = o->out && isatty(fileno(o->out));
     }
-    if (agree(bad, &worst, err, errcap)) return -1;
+    GK_FORWARD_IF(agree(bad, &worst, err, errcap));
     if (!worst && MPI_Allreduce(&o->games_at_once, &total_workers, 1, MPI_INT, MPI_SUM,
                                 MPI_COMM_WORLD) != MPI_SUCCESS)
-        return fail(err, errcap, "MPI_Allreduce failed");
+        return gk_fail(err, errcap, GK_E_MPI, "MPI_Allreduce failed");
     if (rank == 0 && !worst) {
         k->total_workers = total_workers;
         k->rc = calloc((size_t)ranks, sizeof *k->rc);
         k->done = calloc((size_t)ranks, sizeof *k->done);
-        if (!k->rc || !k->done)
-            bad = 1, fail(e, sizeof e, "out of memory");
-        else if (build_pool(k, e, sizeof e))
-            bad = 1;
+        code = !k->rc || !k->done ? gk_fail(e, sizeof e, GK_E_NOMEM, "out of memory")
+                                  : build_pool(k, e, sizeof e);
     }
-    if (agree(bad, &worst, err, errcap)) return -1;
+    GK_FORWARD_IF(agree(code != 0, &worst, err, errcap));
     int rc = 0;
     if (worst) {
-        rc = rank == 0 ? fail(err, errcap, "%s", e) : fail(err, errcap, "%s", "");
+        rc = rank == 0 ? gk_fail(err, errcap, code, "%s", e) : failed_elsewhere(err, errcap);
         goto out;
     }
     if (rank == 0 && !o->quiet && o->out)
@@ -742,7 +736,7 @@ static int run_rank(const sp_run_opts_t *o, sp_summary_t *sum, int rank, int ran
         pthread_mutex_unlock(&s->mu);
     }
 
-    k->t0 = now_s();
+    k->t0 = gk_now_s();
     k->last_prog = k->t0;
     k->last_print = k->t0;
     if (o->set.mcts.threads > 1 && omp_get_max_active_levels() < 2) omp_set_max_active_levels(2);
@@ -765,40 +759,21 @@ static int run_rank(const sp_run_opts_t *o, sp_summary_t *sum, int rank, int ran
     if (coord_rc) {
         /* Keep what is finished: the games in the writer are sound. */
         collect(k, true, NULL, 0);
-        rc = fail(err, errcap, "rank %d: %s", rank, e);
+        rc = gk_fail(err, errcap, coord_rc, "rank %d: %s", rank, e);
         goto out;
     }
     if (k->failed) {
-        rc = fail(err, errcap, "rank %d: %s", rank, k->err);
+        rc = gk_fail(err, errcap, GK_E_INVALID, "rank %d: %s", rank, k->err);
         goto out;
     }
-    if (rank == 0) {
-        int64_t t[C_N];
-        totals(k, t);
-        bool any_failed = false;
-        for (int r = 1; r < ranks; r++) any_failed |= k->rc[r][C_STATUS] == ST_FAILED;
-        sum->rank = 0;
-        sum->ranks = ranks;
-        sum->games_total = o->games;
-        sum->games_before = k->before;
-        sum->games_played = (uint64_t)t[C_GAMES];
-        sum->games_abandoned = (uint64_t)t[C_ABANDONED];
-        sum->actions = (uint64_t)t[C_ACTIONS];
-        sum->white = (uint64_t)t[C_WHITE];
-        sum->draws = (uint64_t)t[C_DRAWS];
-        sum->black = (uint64_t)t[C_BLACK];
-        sum->seconds = now_s() - k->t0;
-        sum->complete = k->before + sum->games_played == o->games;
-        sum->stopped = !sum->complete;
-        if (k->printed_line) fputc('\n', o->out);
-        if (any_failed)
-            rc = fail(err, errcap, "another rank failed (its message is above); rerun to resume");
-    }
+    if (rank == 0 && summarize(k, sum))
+        rc = gk_fail(err, errcap, GK_E_INVALID,
+                     "another rank failed (its message is above); rerun to resume");
 out:
     if (w) {
         char e2[512];
-        if (gl_writer_close(w, e2, sizeof e2) && !rc)
-            rc = fail(err, errcap, "rank %d: %s", rank, e2);
+        int crc = gl_writer_close(w, e2, sizeof e2);
+        if (crc && !rc) rc = gk_fail(err, errcap, crc, "rank %d: %s", rank, e2);
     }
     if (s) {
         for (size_t i = 0; i < s->nfin; i++) gl_buf_free(&s->fin[i].rec);
@@ -830,26 +805,27 @@ int sp_run(const sp_run_opts_t *opts, sp_summary_t *sum, char *err, size_t errca
     if (o->games_at_once < 1 || o->games_at_once > 4096 || !o->dir || o->level < 1 ||
         o->level > 22 || (o->code != GL_CODE_INDEX && o->code != GL_CODE_RAW) ||
         o->frame_games > GL_MAX_FRAME_GAMES)
-        return fail(err, errcap, "bad run options");
+        return gk_fail(err, errcap, GK_E_ARG, "bad run options");
     int inited = 0, provided = 0;
-    if (MPI_Initialized(&inited) != MPI_SUCCESS) return fail(err, errcap, "MPI_Initialized failed");
+    if (MPI_Initialized(&inited) != MPI_SUCCESS)
+        return gk_fail(err, errcap, GK_E_MPI, "MPI_Initialized failed");
     if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-        return fail(err, errcap, "MPI_Init_thread failed");
+        return gk_fail(err, errcap, GK_E_MPI, "MPI_Init_thread failed");
     if (!inited && provided < MPI_THREAD_FUNNELED) {
         MPI_Finalize();
-        return fail(err, errcap, "this MPI does not support MPI_THREAD_FUNNELED");
+        return gk_fail(err, errcap, GK_E_MPI, "this MPI does not support MPI_THREAD_FUNNELED");
     }
     int rank = 0, ranks = 1, rc;
     /* Errors come back as codes, so that a rank can still write what it has. */
     if (MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
         MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
         MPI_Comm_size(MPI_COMM_WORLD, &ranks) != MPI_SUCCESS)
-        rc = fail(err, errcap, "MPI setup failed");
+        rc = gk_fail(err, errcap, GK_E_MPI, "MPI setup failed");
     else
         rc = run_rank(o, sum, rank, ranks, err, errcap);
     sum->rank = rank;
     sum->ranks = ranks;
     if (!inited && MPI_Finalize() != MPI_SUCCESS && !rc)
-        rc = fail(err, errcap, "MPI_Finalize failed");
+        rc = gk_fail(err, errcap, GK_E_MPI, "MPI_Finalize failed");
     return rc;
 }

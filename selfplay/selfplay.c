@@ -1,26 +1,14 @@
-/* selfplay/selfplay.c -- one self-play game as a pure function, settings, opening lines. */
+/* selfplay/selfplay.c -- one self-play game as a pure function, and its settings. */
 #include "selfplay.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <omp.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../data/xxh64.h"
-
-static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t cap, const char *fmt, ...) {
-    if (err && cap) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
+#include "../common/clock.h"
+#include "../common/status.h"
 
 /* Independent streams of one game: the same stream id gives the same numbers. */
 enum { STREAM_OPENING = 1, STREAM_SEARCH, STREAM_TEMPERATURE, STREAM_RESIGN, STREAM_BOOK };
@@ -32,9 +20,7 @@ static uint64_t stream(uint64_t seed, uint64_t id) {
 }
 
 uint64_t sp_game_seed(uint64_t run_seed, uint64_t index) {
-    uint64_t s = run_seed ^ (index + 1) * 0xD1B54A32D192ED03ull;
-    gk_splitmix64(&s);
-    return gk_splitmix64(&s);
+    return gk_seed_mix(run_seed, index);
 }
 
 /* A uniform double in [0, 1). */
@@ -131,8 +117,8 @@ static gk_action_t opening_action(const sp_settings_t *s, const gk_pos_t *p,
 int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const atomic_int *stop,
                  char *err, size_t errcap) {
     const gk_game_t *G = gk_game_by_id(s->rules.game);
-    if (!G) return fail(err, errcap, "unknown game %d", s->rules.game);
-    double t0 = omp_get_wtime();
+    if (!G) return gk_fail(err, errcap, GK_E_INVALID, "unknown game %d", s->rules.game);
+    double t0 = gk_now_s();
     uint64_t seed = sp_game_seed(s->seed, index);
     uint64_t rng_open = stream(seed, STREAM_OPENING), rng_temp = stream(seed, STREAM_TEMPERATURE);
     uint64_t rng_resign = stream(seed, STREAM_RESIGN);
@@ -167,7 +153,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
     mcts_result_t *res = malloc(sizeof *res);
     int rc = SP_DONE;
     if (!m || !hist || !res) {
-        rc = fail(err, errcap, "out of memory (search of game %" PRIu64 ")", index);
+        rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory (search of game %" PRIu64 ")", index);
         goto out;
     }
     /* A book line, chosen by the game's seed. */
@@ -175,7 +161,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
     uint32_t line_len = 0;
     if (s->open_kind == GL_OPEN_BOOK) {
         if (!s->book || s->book->nlines <= 0) {
-            rc = fail(err, errcap, "book openings asked for without a book");
+            rc = gk_fail(err, errcap, GK_E_ARG, "book openings asked for without a book");
             goto out;
         }
         uint64_t rb = stream(seed, STREAM_BOOK);
@@ -217,8 +203,9 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
             st.kind = GL_PLY_FORCED;
         } else {
             if (mcts_search(m, &pos, hist, &s->limits, res) != 0 || res->best == GK_NO_ACTION) {
-                rc = fail(err, errcap, "game %" PRIu64 ": the search found no action at turn %u",
-                          index, pos.ply);
+                rc = gk_fail(err, errcap, GK_E_INVALID,
+                             "game %" PRIu64 ": the search found no action at turn %u", index,
+                             pos.ply);
                 goto out;
             }
             float v = clampf(2.f * res->value - 1.f, -1.f, 1.f);
@@ -258,7 +245,8 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
             if (a == GK_NO_ACTION) a = res->best;
         }
         if (gl_game_push(g, a, &st, top, ntop)) {
-            rc = fail(err, errcap, "game %" PRIu64 ": too long or out of memory", index);
+            rc = gk_fail(err, errcap, GK_E_NOMEM, "game %" PRIu64 ": too long or out of memory",
+                         index);
             goto out;
         }
         gl_play(&pos, hist, a);
@@ -268,7 +256,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
     g->reason = pos.reason;
     g->plies = pos.ply;
     g->final_hash = pos.hash;
-    g->time_ms = (uint32_t)lround((omp_get_wtime() - t0) * 1000.0);
+    g->time_ms = (uint32_t)lround((gk_now_s() - t0) * 1000.0);
 out:
     mcts_free(m);
     free(hist);
@@ -284,7 +272,7 @@ int sp_bench(const sp_settings_t *s, uint64_t first, uint64_t n, int threads, sp
     sum->ranks = 1;
     sum->games_total = n;
     if (threads < 1) threads = 1;
-    double t0 = omp_get_wtime();
+    double t0 = gk_now_s();
     int failed = 0;
     if (s->mcts.threads > 1 && omp_get_max_active_levels() < 2) omp_set_max_active_levels(2);
 #pragma omp parallel num_threads(threads) reduction(+ : failed)
@@ -312,198 +300,7 @@ int sp_bench(const sp_settings_t *s, uint64_t first, uint64_t n, int threads, sp
         }
         gl_game_free(&g);
     }
-    sum->seconds = omp_get_wtime() - t0;
+    sum->seconds = gk_now_s() - t0;
     sum->complete = !failed;
     return failed ? -1 : 0;
-}
-
-/* ------------------------------------------------------------------ opening lines */
-
-void sp_book_free(sp_book_t *b) {
-    free(b->start);
-    free(b->turns);
-    free(b->act);
-    memset(b, 0, sizeof *b);
-}
-
-typedef struct {
-    const char *p, *end;
-    int lineno;
-} lines_t;
-
-/* The next line without its end; false at the end of the text. */
-static bool next_line(lines_t *L, const char **s, size_t *n) {
-    if (L->p >= L->end) return false;
-    const char *e = memchr(L->p, '\n', (size_t)(L->end - L->p));
-    if (!e) e = L->end;
-    *s = L->p;
-    *n = (size_t)(e - L->p);
-    if (*n && (*s)[*n - 1] == '\r') (*n)--;
-    L->p = e < L->end ? e + 1 : e;
-    L->lineno++;
-    return true;
-}
-
-static bool blank(const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '#') return true;
-        if (!isspace((unsigned char)s[i])) return false;
-    }
-    return true;
-}
-
-int sp_book_parse(const char *text, size_t len, const char *name, const gk_rules_t *r, sp_book_t *b,
-                  char *err, size_t errcap) {
-    memset(b, 0, sizeof *b);
-    const gk_game_t *G = gk_game_by_id(r->game);
-    if (!G) return fail(err, errcap, "%s: unknown game", name);
-    if (memchr(text, 0, len)) return fail(err, errcap, "%s: not a text file", name);
-    lines_t L = {text, text + len, 0};
-    const char *s = text;
-    size_t n = 0;
-    char buf[4096];
-    /* Header: "gkopenings 1", then "game NAME". */
-    while (next_line(&L, &s, &n) && blank(s, n)) {
-    }
-    if (L.lineno == 0 || n != 12 || memcmp(s, "gkopenings 1", 12))
-        return fail(err, errcap, "%s:%d: expected 'gkopenings 1'", name, L.lineno);
-    while (next_line(&L, &s, &n) && blank(s, n)) {
-    }
-    snprintf(buf, sizeof buf, "game %s", G->name);
-    if (n != strlen(buf) || memcmp(s, buf, n))
-        return fail(err, errcap, "%s:%d: expected '%s'", name, L.lineno, buf);
-    uint32_t cap_lines = 64, cap_act = 1024, nact = 0;
-    b->start = malloc(cap_lines * sizeof *b->start);
-    b->turns = malloc(cap_lines * sizeof *b->turns);
-    b->act = malloc(cap_act * sizeof *b->act);
-    if (!b->start || !b->turns || !b->act) goto nomem;
-    b->start[0] = 0;
-    bool checksum_seen = false;
-    while (next_line(&L, &s, &n)) {
-        if (blank(s, n)) continue;
-        if (checksum_seen) {
-            sp_book_free(b);
-            return fail(err, errcap, "%s:%d: text after the checksum line", name, L.lineno);
-        }
-        if (n > 9 && !memcmp(s, "checksum ", 9)) {
-            char hex[32];
-            size_t hn = n - 9;
-            if (hn != 16) goto badsum;
-            memcpy(hex, s + 9, 16);
-            hex[16] = 0;
-            char *e;
-            uint64_t v = strtoull(hex, &e, 16);
-            if (*e || !isxdigit((unsigned char)hex[0])) goto badsum;
-            if (v != gk_xxh64(text, (size_t)(s - text), 0)) {
-                sp_book_free(b);
-                return fail(err, errcap, "%s:%d: checksum mismatch", name, L.lineno);
-            }
-            checksum_seen = true;
-            continue;
-        }
-        if (n >= sizeof buf) {
-            sp_book_free(b);
-            return fail(err, errcap, "%s:%d: line too long", name, L.lineno);
-        }
-        memcpy(buf, s, n);
-        buf[n] = 0;
-        char *hash = strchr(buf, '#');
-        if (hash) *hash = 0;
-        if ((uint32_t)b->nlines + 1 >= cap_lines) {
-            if (b->nlines + 1 >= SP_BOOK_MAX_LINES) {
-                sp_book_free(b);
-                return fail(err, errcap, "%s:%d: more than %d lines", name, L.lineno,
-                            SP_BOOK_MAX_LINES);
-            }
-            cap_lines *= 2;
-            uint32_t *st = realloc(b->start, cap_lines * sizeof *st);
-            if (!st) goto nomem;
-            b->start = st;
-            uint32_t *tu = realloc(b->turns, cap_lines * sizeof *tu);
-            if (!tu) goto nomem;
-            b->turns = tu;
-        }
-        gk_pos_t pos;
-        G->setup(&pos, r);
-        uint32_t turns = 0;
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-            gk_action_t seq[GK_MAX_TURN];
-            char e2[200];
-            if (gk_over(&pos)) {
-                sp_book_free(b);
-                return fail(err, errcap, "%s:%d: the game is over before '%s'", name, L.lineno,
-                            tok);
-            }
-            int k = G->parse_move(&pos, tok, seq, GK_MAX_TURN, e2, sizeof e2);
-            if (k <= 0) {
-                sp_book_free(b);
-                return fail(err, errcap, "%s:%d: '%s': %s", name, L.lineno, tok,
-                            k < 0 ? e2 : "empty move");
-            }
-            if (nact + (uint32_t)k > cap_act) {
-                if (cap_act > (1u << 26)) goto nomem;
-                while (nact + (uint32_t)k > cap_act) cap_act *= 2;
-                gk_action_t *a = realloc(b->act, cap_act * sizeof *a);
-                if (!a) goto nomem;
-                b->act = a;
-            }
-            for (int i = 0; i < k; i++) {
-                b->act[nact++] = seq[i];
-                gk_play(&pos, seq[i]);
-            }
-            turns++;
-        }
-        if (turns == 0) continue;
-        if (gk_over(&pos)) {
-            sp_book_free(b);
-            return fail(err, errcap, "%s:%d: the line ends the game", name, L.lineno);
-        }
-        b->turns[b->nlines] = turns;
-        b->start[++b->nlines] = nact;
-    }
-    if (b->nlines == 0) {
-        sp_book_free(b);
-        return fail(err, errcap, "%s: no opening lines", name);
-    }
-    b->hash = gk_xxh64(text, len, 0);
-    return 0;
-badsum:
-    sp_book_free(b);
-    return fail(err, errcap, "%s:%d: bad checksum line", name, L.lineno);
-nomem:
-    sp_book_free(b);
-    return fail(err, errcap, "%s: out of memory", name);
-}
-
-int sp_book_load(const char *path, const gk_rules_t *r, sp_book_t *b, char *err, size_t errcap) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, errcap, "%s: cannot open", path);
-    size_t cap = 1 << 16, n = 0;
-    char *text = malloc(cap);
-    while (text) {
-        if (n == cap) {
-            if (cap >= (64u << 20)) {
-                free(text);
-                fclose(f);
-                return fail(err, errcap, "%s: larger than 64 MiB", path);
-            }
-            char *t = realloc(text, cap * 2);
-            if (!t) break;
-            text = t;
-            cap *= 2;
-        }
-        size_t k = fread(text + n, 1, cap - n, f);
-        n += k;
-        if (k == 0) break;
-    }
-    bool bad = !text || ferror(f);
-    fclose(f);
-    if (bad) {
-        free(text);
-        return fail(err, errcap, "%s: read error", path);
-    }
-    int rc = sp_book_parse(text, n, path, r, b, err, errcap);
-    free(text);
-    return rc;
 }

@@ -50,41 +50,22 @@
 #include <stdio.h>
 
 #include "../data/gamelog.h"
+#include "../data/openings.h"
 #include "../eval/eval.h"
 #include "../games/game.h"
 #include "../search/mcts.h"
-
-#define SP_BOOK_MAX_LINES 100000
-
-/* Opening book: lines of complete moves from the start position (see docs/FORMATS.md,
- * "Opening lines"), each already checked for legality. */
-typedef struct sp_book {
-    int nlines;
-    uint32_t *start; /* nlines + 1 offsets into act: line i is act[start[i] .. start[i+1]) */
-    uint32_t *turns; /* turns in line i */
-    gk_action_t *act;
-    uint64_t hash; /* XXH64 of the file */
-} sp_book_t;
-
-/* Loads an opening-line file for rules r.  Returns 0, or -1 with "FILE:LINE: reason". */
-int sp_book_load(const char *path, const gk_rules_t *r, sp_book_t *b, char *err, size_t errcap);
-/* The same from text in memory (for fuzzing); name is used in errors. */
-int sp_book_parse(const char *text, size_t len, const char *name, const gk_rules_t *r, sp_book_t *b,
-                  char *err, size_t errcap);
-void sp_book_free(sp_book_t *b);
 
 typedef struct sp_settings {
     gk_rules_t rules;
     uint64_t seed; /* run seed */
     ev_weights_t weights;
-    mcts_params_t mcts;    /* threads = threads per game; seed is set per game */
-    mcts_limits_t limits;  /* playouts or time_s per decision */
-    int open_kind;         /* GL_OPEN_NONE / _RANDOM / _BOOK */
-    bool open_policy;      /* random openings drawn from the priors, not uniformly */
-    int open_plies;        /* opening turns (random) */
-    const sp_book_t *book; /* GL_OPEN_BOOK */
-    float temperature;     /* > 0: sample early actions by visits^(1/T) */
-    int temp_plies;        /* ... while fewer turns than this have been played */
+    mcts_params_t mcts;   /* threads = threads per game; seed is set per game */
+    mcts_limits_t limits; /* playouts or time_s per decision */
+    int open_kind;        /* GL_OPEN_NONE / _RANDOM / _POLICY (by the priors) / _BOOK */
+    int open_plies;       /* opening turns (random) */
+    const book_t *book;   /* GL_OPEN_BOOK (data/openings.h) */
+    float temperature;    /* > 0: sample early actions by visits^(1/T) */
+    int temp_plies;       /* ... while fewer turns than this have been played */
     bool resign_on;
     float resign_value; /* in [-1, 1] */
     float resign_share; /* in [0, 1]: games that never resign */
@@ -103,7 +84,8 @@ uint64_t sp_game_seed(uint64_t run_seed, uint64_t index);
 enum { SP_DONE = 0, SP_ABANDONED = 1 };
 
 /* Plays game `index` into g (replaced).  Returns SP_DONE, SP_ABANDONED when *stop was
- * seen set between two decisions (g then holds nothing useful), or -1 with a reason. */
+ * seen set between two decisions (g then holds nothing useful), or a negative
+ * gk_status_t (common/status.h) with a reason. */
 int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const atomic_int *stop,
                  char *err, size_t errcap);
 
@@ -143,13 +125,15 @@ typedef struct sp_summary {
     bool complete; /* DIR holds games 0..N-1 */
 } sp_summary_t;
 
-/* Runs this rank's share.  Returns 0, or -1 with a reason in err.  The reason of a
- * failure seen by every rank alike (bad settings, a refused resume) is given by rank 0
- * only; other ranks return -1 with err empty.  *sum is filled on rank 0. */
+/* Runs this rank's share.  Returns 0, or a negative gk_status_t with a reason in err.  The
+ * reason of a failure seen by every rank alike (bad settings, a refused resume) is given
+ * by rank 0 only; other ranks return GK_E_INVALID with err empty.  *sum is filled on
+ * rank 0. */
 int sp_run(const sp_run_opts_t *o, sp_summary_t *sum, char *err, size_t errcap);
 
 /* The same games without MPI and without logs (the baseline for the overhead of both):
- * games first .. first+n-1 on `threads` OpenMP threads.  Returns 0 or -1 with a reason. */
+ * games first .. first+n-1 on `threads` OpenMP threads.  Returns 0 or a negative code with a
+ * reason. */
 int sp_bench(const sp_settings_t *s, uint64_t first, uint64_t n, int threads, sp_summary_t *sum,
              char *err, size_t errcap);
 

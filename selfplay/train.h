@@ -31,8 +31,9 @@
  * decide the games are fingerprinted in state.txt; resuming with other settings is
  * refused.  `generations` may grow between runs (continue a finished run).
  *
- * Library code: returns 0 or -1 with a one-line reason; prints progress to stdout on
- * rank 0 only (unless quiet).
+ * Library code: returns 0 or a negative gk_status_t (common/status.h) with a one-line
+ * reason; prints progress to stdout on rank 0 only (unless quiet).  The code is in three
+ * files: train.c (the loop), train_state.c (state.txt), train_report.c (report, plot).
  */
 #ifndef GK_TRAIN_H
 #define GK_TRAIN_H
@@ -110,16 +111,22 @@ typedef struct train_state {
 
 /* Runs (or resumes) the loop.  Call on every rank of MPI_COMM_WORLD (MPI initialised,
  * thread level at least MPI_THREAD_FUNNELED) with the same options.  Returns 0 when
- * `generations` generations are finished, -1 with a reason in err otherwise (every
- * rank returns the same status). */
+ * `generations` generations are finished, a negative code with a reason in err otherwise
+ * (every rank fails alike; rank 0 has the reason). */
 int train_run(const train_opts_t *o, char *err, size_t errcap);
 
-/* State file text and parsing (for tests and fuzzing; see docs/FORMATS.md). */
+/* State file text and parsing (for tests and fuzzing; see docs/FORMATS.md).  format
+ * returns the length, or -1 when cap is too small; parse's reasons start "line N: " where
+ * a line is at fault (GK_E_FORMAT, GK_E_CHECKSUM, GK_E_VERSION). */
 long train_state_format(const train_state_t *s, char *buf, size_t cap);
 int train_state_parse(const char *text, size_t len, train_state_t *s, char *err, size_t errcap);
+/* DIR/state.txt: saved atomically (gk_write_atomic); loaded and parsed, with reasons that
+ * name the file (GK_E_IO with errno ENOENT when there is none: a new run). */
+int train_state_save(const char *dir, const train_state_t *s, char *err, size_t errcap);
+int train_state_load(const char *dir, train_state_t *s, char *err, size_t errcap);
 
 /* Writes DIR/report.txt and DIR/ladder.svg from the state; also prints the report
- * table to out when out is not NULL.  Returns 0 or -1 with a reason. */
+ * table to out when out is not NULL.  Returns 0 or a negative code with a reason. */
 int train_report(const char *dir, const train_state_t *s, FILE *out, char *err, size_t errcap);
 
 #endif

@@ -23,18 +23,7 @@
 #include "common/hash.h"
 #include "common/status.h"
 #include "common/strbuf.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static int count_entries(const char *dir) {
     DIR *d = opendir(dir);
@@ -90,6 +79,9 @@ static void test_files(const char *tmp) {
               !strstr(err, ".tmp"),
           "missing directory: %s", err);
     CHECK(gk_write_atomic(sub, "x", 1, err, sizeof err) == GK_E_IO, "no write there");
+    snprintf(sub, sizeof sub, "%s/a/file/w.txt", tmp);
+    CHECK(gk_check_writable(sub, err, sizeof err) == GK_E_IO && strstr(err, "is not a directory"),
+          "a file as the directory: %s", err);
     CHECK(gk_read_file(sub, 10, &data, &n, err, sizeof err) == GK_E_IO && strstr(err, sub),
           "missing file: %s", err);
     char joined[16];
@@ -145,7 +137,6 @@ int main(void) {
     test_hash_clock();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
-    if (system(cmd)) failures++;
-    if (failures) fprintf(stderr, "test_common: %d failures\n", failures);
-    return failures != 0;
+    CHECK(system(cmd) == 0, "%s", cmd);
+    return check_exit("test_common");
 }

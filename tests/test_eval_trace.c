@@ -20,18 +20,7 @@
 #include "games/game.h"
 #include "games/gobs.h"
 #include "games/gounki.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 /* The same position with colours swapped and the board turned half a turn. */
 static void rotate(const gk_pos_t *p, gk_pos_t *q) {
@@ -192,5 +181,5 @@ int main(void) {
     }
     CHECK(f[ev_feature_index(0, "tempo")] == 1.0f, "tempo");
     printf("%d positions checked, %d with a win in one\n", positions, exits_seen);
-    return failures ? 1 : 0;
+    return check_exit("test_eval_trace");
 }

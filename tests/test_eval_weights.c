@@ -10,18 +10,7 @@
 
 #include "eval/eval.h"
 #include "games/game.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static int parse(const char *text, int game, ev_weights_t *w, char *err, size_t cap) {
     return ev_weights_parse(text, strlen(text), "t", game, w, err, cap);
@@ -176,8 +165,11 @@ static void test_save(void) {
     CHECK(access(tmp, F_OK) != 0, "temporary file left behind");
     char bad[700];
     snprintf(bad, sizeof bad, "%s/no/such/dir/w.txt", d);
-    CHECK(ev_weights_save(bad, &w, NULL, err, sizeof err) == -1, "save into a missing folder");
-    CHECK(ev_weights_load(bad, GK_GAME_GOBS, &w2, err, sizeof err) == -1, "load of a missing file");
+    CHECK(ev_weights_save(bad, &w, NULL, err, sizeof err) == GK_E_IO && strstr(err, bad) &&
+              !strstr(err, ".tmp"),
+          "save into a missing folder: %s", err);
+    CHECK(ev_weights_load(bad, GK_GAME_GOBS, &w2, err, sizeof err) == GK_E_IO && strstr(err, bad),
+          "load of a missing file: %s", err);
     remove(path);
     rmdir(d);
 }
@@ -191,6 +183,5 @@ int main(void) {
     }
     test_by_name();
     test_save();
-    if (failures) fprintf(stderr, "%d failures\n", failures);
-    return failures ? 1 : 0;
+    return check_exit("test_eval_weights");
 }

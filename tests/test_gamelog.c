@@ -21,23 +21,7 @@
 #include "data/gamelog.h"
 #include "data/xxh64.h"
 #include "games/game.h"
-
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
-#define CHECK_OK(rc, err)                                                                          \
-    do {                                                                                           \
-        int rc_ = (rc);                                                                            \
-        if (rc_) {                                                                                 \
-            fprintf(stderr, "%s:%d: %s -> %d: %s\n", __FILE__, __LINE__, #rc, rc_, err);           \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static void test_xxh64(void) {
     CHECK(gk_xxh64("", 0, 0) == 0xEF46DB3751D8E999ull);
@@ -186,7 +170,7 @@ static void test_records(void) {
     random_game(&g, GK_GAME_GOUNKI, 0, 1, 5, 100, false);
     g.action[g.nactions / 2] ^= 0x5a5a5a;
     gl_buf_t b = {0};
-    CHECK(gl_encode_game(&g, GL_CODE_INDEX, false, &b, err, sizeof err) == GL_ERR_REPLAY);
+    CHECK(gl_encode_game(&g, GL_CODE_INDEX, false, &b, err, sizeof err) == GK_E_REPLAY);
     /* A record whose final hash disagrees with its replay is refused by the decoder. */
     random_game(&g, GK_GAME_GOUNKI, 0, 1, 5, 100, false);
     b.n = 0;
@@ -242,7 +226,7 @@ static void test_shards(void) {
     CHECK_OK(gl_writer_open(&w, path, &o, false, &dropped, err, sizeof err), err);
     /* A second writer on the same shard is refused (another job on the same DIR). */
     gl_writer_t *w2;
-    CHECK(gl_writer_open(&w2, path, &o, false, NULL, err, sizeof err) == GL_ERR_LOCKED);
+    CHECK(gl_writer_open(&w2, path, &o, false, NULL, err, sizeof err) == GK_E_LOCKED);
     gl_game_t g, h;
     gl_game_init(&g);
     gl_game_init(&h);
@@ -278,6 +262,17 @@ static void test_shards(void) {
                     200, true);
         CHECK(same_game(&g, &h, true));
     }
+    gl_reader_free(rd);
+    /* A shard gone after the scan: the reason names it once, and the game. */
+    char gone[600];
+    snprintf(gone, sizeof gone, "%s.gone", path);
+    CHECK_OK(gl_reader_new(&rd, &ls, err, sizeof err), err);
+    CHECK(rename(path, gone) == 0);
+    CHECK(gl_reader_get(rd, &loc[0], &h, err, sizeof err) == GK_E_IO);
+    char want[700];
+    snprintf(want, sizeof want, "%s: game %llu: ", path, (unsigned long long)loc[0].index);
+    CHECK(strncmp(err, want, strlen(want)) == 0 && !strstr(err + strlen(want), path), "%s", err);
+    CHECK(rename(gone, path) == 0);
     gl_reader_free(rd);
     free(loc);
     gl_logset_free(&ls);
@@ -331,7 +326,7 @@ static void test_shards(void) {
     f = fopen(path2, "wb");
     CHECK(fwrite(img, 1, full, f) == full);
     fclose(f);
-    CHECK(gl_writer_open(&w, path2, &o, false, NULL, err, sizeof err) == GL_ERR_FORMAT);
+    CHECK(gl_writer_open(&w, path2, &o, false, NULL, err, sizeof err) == GK_E_FORMAT);
     CHECK(strstr(err, "log verify") != NULL);
     CHECK_OK(gl_writer_open(&w, path2, &o, true, &dropped, err, sizeof err), err);
     CHECK_OK(gl_writer_close(w, err, sizeof err), err);
@@ -384,7 +379,7 @@ static void test_manifest(void) {
     for (int i = 0; i < n; i++) CHECK(gl_manifest_parse(buf, (size_t)i, &r, err, sizeof err) != 0);
     char dir2[300];
     snprintf(dir2, sizeof dir2, "%s/none", tmpdir);
-    CHECK(gl_manifest_read(dir2, &r, err, sizeof err) == GL_ERR_IO && errno == ENOENT);
+    CHECK(gl_manifest_read(dir2, &r, err, sizeof err) == GK_E_IO && errno == ENOENT);
 }
 
 int main(void) {
@@ -402,9 +397,6 @@ int main(void) {
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmpdir);
-    if (failures)
-        fprintf(stderr, "test_gamelog: %d failures\n", failures);
-    else
-        printf("test_gamelog: ok\n");
-    return failures != 0;
+    if (!check_failures) printf("test_gamelog: ok\n");
+    return check_exit("test_gamelog");
 }

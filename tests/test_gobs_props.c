@@ -18,19 +18,10 @@
 
 #include "games/game.h"
 #include "games/gobs.h"
+#include "check.h"
 
-static int failures;
 static long long n_actions, n_moves_rt, n_perft2, n_midturn_perft;
 static int max_actions_seen, max_turn_seen;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL: " __VA_ARGS__);                                                          \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static int cmp_action(const void *a, const void *b) {
     const gk_action_t x = *(const gk_action_t *)a, y = *(const gk_action_t *)b;
@@ -186,6 +177,5 @@ int main(int argc, char **argv) {
             if (results[v][k]) printf(" %s %d", gk_reason_text((gk_reason_t)k), results[v][k]);
         printf("\n");
     }
-    if (failures) printf("%d FAILURES\n", failures);
-    return failures ? 1 : 0;
+    return check_exit("test_gobs_props");
 }

@@ -23,26 +23,14 @@
 
 #include "games/game.h"
 #include "games/gounki.h"
+#include "check.h"
 
 /* Every game gets the cheap checks; the first REF_GAMES also the reference comparison
  * and the hash of every legal move, the first TEXT_GAMES the text round trip of every
  * move (the others only of the move played). */
 enum { GAMES = 2000, REF_GAMES = 800, TEXT_GAMES = 300, PERFT2_GAMES = 200, PERFT3_GAMES = 20 };
 
-static int failures;
 static const gk_game_t *G;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (failures < 20) {                                                                   \
-                printf("FAIL: ");                                                                  \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-            }                                                                                      \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* ---- the reference generator ---- */
 
@@ -342,7 +330,7 @@ int main(void) {
     int by_reason[GK_NREASONS] = {0};
     gk_rules_t rules = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
     static gk_hist_t hist;
-    for (int game = 0; game < GAMES && failures < 20; game++) {
+    for (int game = 0; game < GAMES && check_failures < 20; game++) {
         gk_pos_t p;
         G->setup(&p, &rules);
         gk_hist_init(&hist, &p);
@@ -382,6 +370,5 @@ int main(void) {
             printf("  ended by %s: %d\n", gk_reason_text((gk_reason_t)r), by_reason[r]);
     /* The random games must reach every kind of ending the rules allow in them. */
     CHECK(by_reason[GK_REASON_EXIT] > 0, "no game ended by exit");
-    printf("%d failures\n", failures);
-    return failures != 0;
+    return check_exit("test_gounki_props");
 }

@@ -12,19 +12,7 @@
 #include "games/game.h"
 #include "games/gounki.h"
 #include "games/record.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            if (failures++ < 20) {                                                                 \
-                printf("FAIL: ");                                                                  \
-                printf(__VA_ARGS__);                                                               \
-                printf("\n");                                                                      \
-            }                                                                                      \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 #define MATCH_GAMES 50
 
@@ -128,6 +116,6 @@ int main(void) {
           n < 0 ? err : "");
     free(all);
     printf("%d records written and read back (%d finished games), %d failures\n", games, over,
-           failures);
-    return failures != 0;
+           check_failures);
+    return check_exit("test_gounki_record");
 }

@@ -13,18 +13,7 @@
 #include "eval/eval.h"
 #include "games/game.h"
 #include "search/mcts.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static mcts_result_t ra, rb;
 
@@ -155,6 +144,5 @@ int main(void) {
         root_mode(g);
     }
     timed();
-    if (failures) fprintf(stderr, "%d failures\n", failures);
-    return failures ? 1 : 0;
+    return check_exit("test_mcts_mt");
 }

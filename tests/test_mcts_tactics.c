@@ -20,17 +20,7 @@
 #include "games/game.h"
 #include "games/gounki.h"
 #include "search/mcts.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static int wins_now(const gk_pos_t *p) {
     gk_action_t l[GK_MAX_ACTIONS];
@@ -234,8 +224,8 @@ int main(void) {
     int total = 0;
     for (int i = 0; i < nf; i++) total += run_file(names[i], &w, m, res);
     CHECK(total >= 20, "only %d tactic records found", total);
-    printf("%d tactic positions, %d failures\n", total, failures);
+    printf("%d tactic positions, %d failures\n", total, check_failures);
     mcts_free(m);
     free(res);
-    return failures ? 1 : 0;
+    return check_exit("test_mcts_tactics");
 }

@@ -13,18 +13,7 @@
 #include "search/mcts.h"
 #include "search/params.h"
 #include "search/player.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: ", __FILE__, __LINE__);                                        \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "check.h"
 
 static void values(void) {
     char err[200];
@@ -233,10 +222,6 @@ int main(void) {
     table();
     configs();
     specs();
-    if (failures) {
-        printf("test_params: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("test_params: all passed\n");
-    return 0;
+    if (!check_failures) printf("test_params: all passed\n");
+    return check_exit("test_params");
 }

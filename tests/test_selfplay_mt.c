@@ -21,6 +21,7 @@
 #include "data/gamelog.h"
 #include "data/xxh64.h"
 #include "selfplay/selfplay.h"
+#include "check.h"
 
 /* ThreadSanitizer builds: LLVM's OpenMP runtime is not instrumented and its own locking
  * reads as races (the Archer tool asks for this option). */
@@ -28,15 +29,6 @@ const char *__tsan_default_options(void);
 const char *__tsan_default_options(void) {
     return "ignore_noninstrumented_modules=1";
 }
-
-static int failures;
-#define CHECK(c)                                                                                   \
-    do {                                                                                           \
-        if (!(c)) {                                                                                \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);                  \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 #define NG 8
 
@@ -161,9 +153,9 @@ static void test_book(void) {
                        "f2-f3 h8-h7+\n"
                        "a1-b1+ c8-b7+   # a comment\n";
     gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
-    sp_book_t b;
+    book_t b;
     char err[256];
-    CHECK(sp_book_parse(text, strlen(text), "t", &r, &b, err, sizeof err) == 0);
+    CHECK(book_parse(text, strlen(text), "t", &r, &b, err, sizeof err) == 0);
     CHECK(b.nlines == 2 && b.turns[0] == 2 && b.turns[1] == 2);
     sp_settings_t s;
     sp_settings_default(&s, GK_GAME_GOUNKI);
@@ -185,16 +177,16 @@ static void test_book(void) {
     }
     CHECK(seen[0] > 0 && seen[1] > 0);
     gl_game_free(&g);
-    sp_book_free(&b);
+    book_free(&b);
     /* With a checksum line: right, then wrong. */
     char buf[512];
     int n = snprintf(buf, sizeof buf, "%s", text);
     snprintf(buf + n, sizeof buf - (size_t)n, "checksum %016llx\n",
              (unsigned long long)gk_xxh64(buf, (size_t)n, 0));
-    CHECK(sp_book_parse(buf, strlen(buf), "t", &r, &b, err, sizeof err) == 0);
-    sp_book_free(&b);
+    CHECK(book_parse(buf, strlen(buf), "t", &r, &b, err, sizeof err) == 0);
+    book_free(&b);
     buf[n - 3] = 'x';
-    CHECK(sp_book_parse(buf, strlen(buf), "t", &r, &b, err, sizeof err) != 0);
+    CHECK(book_parse(buf, strlen(buf), "t", &r, &b, err, sizeof err) != 0);
     const char *bad[] = {
         "",
         "gkopenings 2\ngame gounki\nf2-f3\n",
@@ -206,7 +198,7 @@ static void test_book(void) {
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
-        CHECK(sp_book_parse(bad[i], strlen(bad[i]), "book.txt", &r, &b, err, sizeof err) != 0);
+        CHECK(book_parse(bad[i], strlen(bad[i]), "book.txt", &r, &b, err, sizeof err) != 0);
         CHECK(strncmp(err, "book.txt", 8) == 0);
     }
     CHECK(strstr(err, ":4:") != NULL); /* the line of the fault */
@@ -218,9 +210,6 @@ int main(void) {
     test_pure(GK_GAME_GOUNKI);
     test_pure(GK_GAME_GOBS);
     test_resign();
-    if (failures)
-        fprintf(stderr, "test_selfplay_mt: %d failures\n", failures);
-    else
-        printf("test_selfplay_mt: ok\n");
-    return failures != 0;
+    if (!check_failures) printf("test_selfplay_mt: ok\n");
+    return check_exit("test_selfplay_mt");
 }

@@ -3,17 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "solitaire/solitaire.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static gs_move_t mv(const char *from, const char *over, const char *to) {
     return (gs_move_t){(uint8_t)gs_square_parse(from), (uint8_t)gs_square_parse(over),
@@ -219,6 +210,5 @@ int main(void) {
     CHECK(gs_solve(&p, &lim, &res) == 0);
     CHECK(res.status == GS_BUDGET && res.lower_bound >= 4 && res.lower_bound <= 12);
 
-    if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    return check_exit("test_solitaire");
 }

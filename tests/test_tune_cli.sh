@@ -31,6 +31,16 @@ expect_error() {
     fi
 }
 
+# names_once TEXT: the last error names TEXT exactly once (a path is not repeated by the
+# layers it passes through) and no temporary file.
+names_once() {
+    if [ "$(grep -o -F -- "$1" "$T/stderr" | wc -l)" != 1 ] || grep -q '\.tmp' "$T/stderr"; then
+        echo "FAIL: the error should name '$1' once:" >&2
+        cat "$T/stderr" >&2
+        fail=1
+    fi
+}
+
 mkdir -p "$T/empty" "$T/corrupt"
 head -c 4096 /dev/urandom >"$T/corrupt/shard-00000.gkz"
 printf 'gkweights 1\ngame gobs\nscale 0.01\ncount 100\n' >"$T/gobs.txt"
@@ -39,6 +49,7 @@ printf 'gkweights 1\ngame gounki\nscale 0.0125\nmat_r 100\nno_such_feature 3\n' 
 expect_error 1 "no game logs" "$G" tune --logs "$T/empty" --out "$T/out.txt"
 expect_error 1 "corrupt\|not a\|bad\|magic" "$G" tune --logs "$T/corrupt" --out "$T/out.txt"
 expect_error 1 "no such\|No such\|cannot\|not found" "$G" tune --logs "$T/nothere" --out "$T/out.txt"
+names_once "$T/nothere"
 expect_error 1 "gobs" "$G" tune --logs "$T/empty" --from "$T/gobs.txt" --out "$T/out.txt"
 expect_error 1 "no_such_feature" "$G" tune --logs "$T/empty" --from "$T/unknown.txt" \
     --out "$T/out.txt"
@@ -58,6 +69,14 @@ for game in gounki gobs; do
     fi
     expect_error 1 "at least 100000" "$G" tune --game "$game" --logs "$L" --out "$T/out.txt" \
         --min-positions 100000
+    # an output that cannot be written: the path the user gave, once; an empty one as ''
+    expect_error 1 "does not exist" "$G" tune --game "$game" --logs "$L" --min-positions 10 \
+        --epochs 1 --quiet --out "$T/nodir/out.txt"
+    names_once "$T/nodir/out.txt"
+    expect_error 1 "is a directory" "$G" tune --game "$game" --logs "$L" --min-positions 10 \
+        --epochs 1 --quiet --out "$T/empty"
+    expect_error 1 "''" "$G" tune --game "$game" --logs "$L" --min-positions 10 --epochs 1 \
+        --quiet --out ''
     other=gobs
     [ "$game" = gobs ] && other=gounki
     expect_error 1 "is $game, not $other" "$G" tune --game "$other" --logs "$L" \

@@ -16,24 +16,13 @@
 #include "data/gamelog.h"
 #include "eval/tune.h"
 #include "selfplay/selfplay.h"
+#include "check.h"
 
 /* ThreadSanitizer builds: the OpenMP runtime is not instrumented (see test_selfplay_mt). */
 const char *__tsan_default_options(void);
 const char *__tsan_default_options(void) {
     return "ignore_noninstrumented_modules=1";
 }
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 /* Plays n games of `game` at a small budget into dir/shard-00000.gkz. */
 static int write_log(const char *dir, int game, int n) {
@@ -132,7 +121,7 @@ static void test_load(void) {
     tune_data_stats_t st;
     char err[256] = "";
     tune_data_opts_t o = {.game = GK_GAME_GOBS, .threads = 2};
-    CHECK(tune_data_load(two, 2, &o, &v, NULL, &st, err, sizeof err) == TUNE_EDATA &&
+    CHECK(tune_data_load(two, 2, &o, &v, NULL, &st, err, sizeof err) == GK_E_MISMATCH &&
               strstr(err, "is gounki, not gobs"),
           "wrong game accepted (%s)", err);
     tune_vset_free(&v);
@@ -185,6 +174,5 @@ int main(void) {
     gk_init();
     test_load();
     test_fits();
-    if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    return check_exit("test_tune_mt");
 }

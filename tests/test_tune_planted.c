@@ -17,20 +17,9 @@
 #include "eval/eval.h"
 #include "eval/tune.h"
 #include "games/game.h"
+#include "check.h"
 
 #define NF 16
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                   \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fputc('\n', stderr);                                                                   \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
 
 static double uniform(uint64_t *st) {
     return (double)(gk_splitmix64(st) >> 11) * 0x1.0p-53;
@@ -121,7 +110,7 @@ static void test_value(void) {
     tune_vset_t empty;
     tune_vset_init(&empty, NF);
     double w4[NF] = {0};
-    CHECK(tune_fit_value(&empty, NULL, w4, 1.0, &o, &r1) == TUNE_EEMPTY, "empty set");
+    CHECK(tune_fit_value(&empty, NULL, w4, 1.0, &o, &r1) == GK_E_EMPTY, "empty set");
     tune_vset_free(&empty);
     tune_vset_free(&all);
     tune_vset_free(&train);
@@ -142,7 +131,7 @@ static void test_dedupe(void) {
     CHECK(s.hash[0] == 111 && fabsf(s.target[0] - 0.5f) < 1e-6, "averaged target %f", s.target[0]);
     CHECK(s.hash[1] == 222 && s.target[1] == 0.0f, "second sample");
     CHECK(s.rows.off[1] - s.rows.off[0] == 2, "sparse row of the kept sample");
-    CHECK(tune_vset_add(&s, a, 1.5f, 5, 5) == TUNE_EINVAL, "target out of range accepted");
+    CHECK(tune_vset_add(&s, a, 1.5f, 5, 5) == GK_E_INVALID, "target out of range accepted");
     tune_vset_free(&s);
 }
 
@@ -283,6 +272,5 @@ int main(void) {
     test_policy();
     test_real(GK_GAME_GOUNKI, 40000);
     test_real(GK_GAME_GOBS, 20000);
-    if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-    return failures ? 1 : 0;
+    return check_exit("test_tune_planted");
 }

@@ -336,25 +336,11 @@ int view_train_write(const char *dir, const view_train_t *t, char *err, size_t e
 
 /* ------------------------------------------------------------------ samples */
 
-static int gl_status(int gl) {
-    switch (gl) {
-    case GL_ERR_IO: return GK_E_IO;
-    case GL_ERR_CHECKSUM: return GK_E_CHECKSUM;
-    case GL_ERR_VERSION: return GK_E_VERSION;
-    case GL_ERR_NOMEM: return GK_E_NOMEM;
-    case GL_ERR_REPLAY: return GK_E_REPLAY;
-    case GL_ERR_ZSTD: return GK_E_ZSTD;
-    case GL_ERR_LOCKED: return GK_E_LOCKED;
-    case GL_ERR_ARG: return GK_E_ARG;
-    default: return GK_E_FORMAT;
-    }
-}
-
 int view_load_samples(const char *logdir, int k, gl_game_t *out, int *n, char *err, size_t errcap) {
     *n = 0;
     gl_logset_t ls;
     int rc = gl_logset_open(&ls, logdir, false, err, errcap);
-    if (rc) return gl_status(rc);
+    if (rc) return rc;
     gl_loc_t *loc = NULL;
     uint64_t nloc = 0;
     gl_reader_t *rd = NULL;
@@ -362,7 +348,7 @@ int view_load_samples(const char *logdir, int k, gl_game_t *out, int *n, char *e
         (rc = gl_reader_new(&rd, &ls, err, errcap))) {
         free(loc);
         gl_logset_free(&ls);
-        return gl_status(rc);
+        return rc;
     }
     for (uint64_t i = 0; i < nloc && *n < k; i++) {
         if (i > 0 && loc[i].index == loc[i - 1].index) continue; /* a duplicate */
@@ -379,7 +365,7 @@ int view_load_samples(const char *logdir, int k, gl_game_t *out, int *n, char *e
     if (rc) {
         for (int i = 0; i < *n; i++) gl_game_free(&out[i]);
         *n = 0;
-        return gl_status(rc);
+        return rc;
     }
     return GK_OK;
 }

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "data/gamelog.h"
+#include "data/openings.h"
 #include "data/xxh64.h"
 #include "games/game.h"
-#include "selfplay/selfplay.h"
 
 static void put64(uint8_t *p, uint64_t v) {
     for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -103,10 +103,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     case 4: {
         for (int game = 0; game < GK_NGAMES; game++) {
-            sp_book_t b;
+            book_t b;
             gk_rules_t r = {(uint8_t)game, 0, GK_DEFAULT_MAX_PLY};
-            if (sp_book_parse((const char *)data, size, "fuzz", &r, &b, err, sizeof err) == 0)
-                sp_book_free(&b);
+            if (book_parse((const char *)data, size, "fuzz", &r, &b, err, sizeof err) == 0)
+                book_free(&b);
         }
         break;
     }

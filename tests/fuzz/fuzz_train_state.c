@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hash.h"
 #include "selfplay/train.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,8 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = malloc(size + 64);
     if (!text) return 0;
     memcpy(text, data, size);
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < size; i++) h = (h ^ (uint8_t)text[i]) * 0x100000001b3ull;
+    uint64_t h = gk_fnv1a64(GK_FNV1A_INIT, text, size);
     int k = snprintf(text + size, 64, "checksum %016llx\n", (unsigned long long)h);
     check(text, size + (size_t)k);
     free(text);
