@@ -1,6 +1,8 @@
 /* solitaire/solitaire.c -- the one-player Gobs puzzle: rules and a proving IDA* solver. */
 #include "solitaire.h"
 
+#include "../common/clock.h"
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,12 +155,6 @@ typedef struct ctx {
     uint8_t sym[7][GS_SQUARES]; /* their square maps */
     gs_move_t path[GS_MAX_LEN];
 } ctx_t;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void bit_flip(uint64_t b[2], int sq) {
     b[sq >> 6] ^= (uint64_t)1 << (sq & 63);
@@ -336,7 +332,7 @@ static int dfs(ctx_t *c, int g, int bound) {
     if (g < 3 && c->nsym) n = dedupe_symmetric(c, list, n);
     for (int i = 0; i < n; i++) {
         if ((++c->nodes & 0x3fff) == 0) {
-            if (c->max_seconds > 0 && now_s() - c->t0 > c->max_seconds) c->aborted = 1;
+            if (c->max_seconds > 0 && gk_now_s() - c->t0 > c->max_seconds) c->aborted = 1;
         }
         if (c->max_nodes && c->nodes > c->max_nodes) c->aborted = 1;
         if (c->aborted) return 0;
@@ -421,7 +417,7 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
     ctx_setup(c, p);
     c->max_nodes = lim->max_nodes;
     c->max_seconds = lim->max_seconds;
-    c->t0 = now_s();
+    c->t0 = gk_now_s();
 
     memset(res, 0, sizeof *res);
     int bound = heur(c->nb, c->sd);
@@ -446,7 +442,7 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
         bound = c->next_bound;
     }
     res->nodes = c->nodes;
-    res->seconds = now_s() - c->t0;
+    res->seconds = gk_now_s() - c->t0;
     free(c->tt);
     free(c);
     return 0;
