@@ -198,9 +198,16 @@ cli_group_t cli_run_group(cli_run_t *r);
 /* The number of cores, the default of --threads where only speed depends on it. */
 int cli_cores(void);
 
-/* ---- openings: --openings random:K | policy:K | lines:FILE | none (K = random:K),
- * --book FILE = --openings lines:FILE.  A command allows the kinds it can play. */
-enum { CLI_OPEN_RANDOM = 1, CLI_OPEN_POLICY = 2, CLI_OPEN_NONE = 4, CLI_OPEN_LINES = 8 };
+/* ---- openings: --openings random:K | policy:K | lines:FILE | book:FILE[,T] | none
+ * (K = random:K); --book FILE is book:FILE when FILE is an opening book (gounki book),
+ * lines:FILE when it is a file of opening lines.  A command allows the kinds it can play. */
+enum {
+    CLI_OPEN_RANDOM = 1,
+    CLI_OPEN_POLICY = 2,
+    CLI_OPEN_NONE = 4,
+    CLI_OPEN_LINES = 8,
+    CLI_OPEN_BOOK = 16
+};
 #define CLI_OPT_OPENINGS 0x1301
 #define CLI_OPT_BOOK     0x1302
 #define CLI_OPENINGS_LONGOPTS                                                                      \
@@ -210,13 +217,18 @@ enum { CLI_OPEN_RANDOM = 1, CLI_OPEN_POLICY = 2, CLI_OPEN_NONE = 4, CLI_OPEN_LIN
 #define CLI_OPENINGS_HELP                                                                          \
     "  --openings O       how games begin: random:K (K random turns; K alone says the\n"           \
     "                     same), policy:K (drawn from the priors), lines:FILE (opening\n"          \
-    "                     lines, docs/FORMATS.md; --book FILE says the same) or none\n"
+    "                     lines, docs/FORMATS.md), book:FILE[,T] (walks of an opening\n"           \
+    "                     book, a softmax over its values at temperature T, default\n"             \
+    "                     0.1) or none; --book FILE is book:FILE or lines:FILE by what\n"          \
+    "                     FILE holds\n"
 typedef struct cli_openings {
     unsigned allow;    /* CLI_OPEN_* kinds the command plays */
     long max_turns;    /* the largest K it plays */
     int kind;          /* CLI_OPEN_RANDOM / _POLICY / _NONE, 0 = not given */
     long turns;        /* K of random:K, policy:K */
     const char *lines; /* lines:FILE */
+    char book[4096];   /* book:FILE ("" = not given) ... */
+    double book_temp;  /* ... and its walk temperature T */
 } cli_openings_t;
 void cli_openings_init(cli_openings_t *o, unsigned allow, long max_turns);
 cli_group_t cli_openings_group(cli_openings_t *o);

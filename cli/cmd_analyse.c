@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../common/strbuf.h"
+#include "../data/book.h"
 #include "../eval/eval.h"
 #include "../search/mcts.h"
 #include "cli.h"
@@ -19,7 +20,8 @@ static void usage(const cli_search_t *s) {
           "of the side to move, the principal variation and the most visited actions with their\n"
           "visits, value and prior.  Proven results (win/loss/draw in N actions) are "
           "shown.\n" CLI_POS_HELP "  --top K            actions listed (default 10)\n"
-          "  --json             one JSON object on stdout instead of text\n",
+          "  --json             one JSON object on stdout instead of text\n"
+          "  --book FILE        also print the opening book's view of the position\n",
           stdout);
     cli_search_help(stdout, s);
 }
@@ -46,11 +48,32 @@ static void act_text(const gk_pos_t *p, gk_action_t a, char *buf, size_t cap) {
     if (gk_game_of(p)->action_text(p, a, buf, cap) < 0) snprintf(buf, cap, "?");
 }
 
-enum { OPT_JSON = 0x2001, OPT_TOP };
+enum { OPT_JSON = 0x2001, OPT_TOP, OPT_BOOK };
+
+/* The book's view of pos (text, or JSON without its line end) into sb; a one-line error and
+ * -1 when the book cannot be read. */
+static int book_view(const char *path, const gk_pos_t *pos, bool json, gk_sb_t *sb) {
+    bk_book_t b;
+    char err[512];
+    gk_rules_t r = {pos->game, pos->variant, pos->max_plies};
+    if (bk_load(path, &r, &b, err, sizeof err) < 0) {
+        cli_error("analyse", "--book: %s", err);
+        return -1;
+    }
+    bk_describe(&b, pos, json, sb);
+    bk_free(&b);
+    if (gk_sb_len(sb) < 0) {
+        cli_error("analyse", "--book: out of memory");
+        return -1;
+    }
+    if (json && sb->n && sb->p[sb->n - 1] == '\n') sb->p[--sb->n] = 0;
+    return 0;
+}
 
 typedef struct own {
     int json;
     long top;
+    const char *book; /* --book FILE */
 } own_t;
 
 static int own_take(const char *cmd, void *state, int opt, const char *arg) {
@@ -58,11 +81,15 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     if (opt == OPT_JSON) return o->json = 1;
     if (opt == OPT_TOP)
         return cli_parse_long(cmd, "--top", arg, 0, GK_MAX_ACTIONS, &o->top) ? -1 : 1;
+    if (opt == OPT_BOOK) {
+        o->book = arg;
+        return 1;
+    }
     return 0;
 }
 
 static void print_json(const gk_pos_t *pos, const char *ptext, char pv[][GK_MOVE_TEXT_MAX],
-                       const mcts_result_t *res, int shown) {
+                       const mcts_result_t *res, int shown, const char *book) {
     const gk_game_t *g = gk_game_of(pos);
     char buf[GK_MOVE_TEXT_MAX];
     double rate = res->seconds > 0 ? (double)res->playouts / res->seconds : 0.0;
@@ -98,11 +125,11 @@ static void print_json(const gk_pos_t *pos, const char *ptext, char pv[][GK_MOVE
         printf(",\"prior\":%.4f,\"proof\":\"%s\",\"actions\":%d}", (double)ch->prior,
                proof_name(ch->proof), ch->actions);
     }
-    printf("]}\n");
+    printf("]%s%s}\n", book ? ",\"book\":" : "", book ? book : "");
 }
 
 static void print_text(const gk_pos_t *pos, const char *ptext, char pv[][GK_MOVE_TEXT_MAX],
-                       const mcts_result_t *res, int shown) {
+                       const mcts_result_t *res, int shown, const char *book, const char *btext) {
     char buf[GK_MOVE_TEXT_MAX];
     double rate = res->seconds > 0 ? (double)res->playouts / res->seconds : 0.0;
     act_text(pos, res->best, buf, sizeof buf);
@@ -133,6 +160,7 @@ static void print_text(const gk_pos_t *pos, const char *ptext, char pv[][GK_MOVE
         if (ch->proof != MCTS_UNPROVEN) printf("  %s in %d", proof_name(ch->proof), ch->actions);
         putchar('\n');
     }
+    if (book) printf("opening book %s:\n%s", book, btext);
 }
 
 /* Searches pos and prints the report.  Returns an exit status. */
@@ -140,16 +168,24 @@ static int analyse(const gk_pos_t *pos, const gk_hist_t *hist, const cli_search_
                    const own_t *o, mcts_result_t *res, ev_weights_t *w) {
     int rc = cli_load_weights("analyse", "--weights", s->weights, pos->game, w);
     if (rc) return rc;
+    gk_sb_t bsb;
+    gk_sb_growing(&bsb);
+    if (o->book && book_view(o->book, pos, o->json, &bsb) < 0) {
+        gk_sb_free(&bsb);
+        return CLI_FAIL;
+    }
     mcts_t *m = mcts_new(&s->cfg.p, w);
     if (!m) {
         cli_error("analyse", "cannot create the search (out of memory for tree_mb=%d?)",
                   s->cfg.p.tree_mb);
+        gk_sb_free(&bsb);
         return CLI_FAIL;
     }
     rc = mcts_search(m, pos, hist, &s->cfg.l, res);
     mcts_free(m);
     if (rc < 0) {
         cli_error("analyse", "the side to move has no legal action");
+        gk_sb_free(&bsb);
         return CLI_FAIL;
     }
     char ptext[GK_POS_TEXT_MAX], pv[MCTS_MAX_PV][GK_MOVE_TEXT_MAX];
@@ -162,22 +198,25 @@ static int analyse(const gk_pos_t *pos, const gk_hist_t *hist, const cli_search_
     }
     int shown = res->nchildren < o->top ? res->nchildren : (int)o->top;
     if (o->json)
-        print_json(pos, ptext, pv, res, shown);
+        print_json(pos, ptext, pv, res, shown, o->book ? bsb.p : NULL);
     else
-        print_text(pos, ptext, pv, res, shown);
+        print_text(pos, ptext, pv, res, shown, o->book, bsb.p);
+    gk_sb_free(&bsb);
     return CLI_OK;
 }
 
 int cmd_analyse(int argc, char **argv) {
-    static const struct option own_opts[] = {
-        {"json", no_argument, 0, OPT_JSON}, {"top", required_argument, 0, OPT_TOP}, {0, 0, 0, 0}};
+    static const struct option own_opts[] = {{"json", no_argument, 0, OPT_JSON},
+                                             {"top", required_argument, 0, OPT_TOP},
+                                             {"book", required_argument, 0, OPT_BOOK},
+                                             {0, 0, 0, 0}};
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
     cli_search_t *s = malloc(sizeof *s);
     gk_hist_t *hist = malloc(sizeof *hist);
     mcts_result_t *res = malloc(sizeof *res);
     ev_weights_t *w = malloc(sizeof *w);
-    own_t o = {0, 10};
+    own_t o = {0, 10, NULL};
     int rc = CLI_FAIL, first;
     if (!s || !hist || !res || !w) {
         cli_error("analyse", "out of memory");

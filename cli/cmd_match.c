@@ -116,7 +116,8 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
 }
 
 /* Reads the options into o (and the book).  Returns an exit status, or CLI_HELP. */
-static int options(int argc, char **argv, match_opts_t *o, own_t *own, int *quiet, book_t *book) {
+static int options(int argc, char **argv, match_opts_t *o, own_t *own, int *quiet,
+                   ol_lines_t *book) {
     static const struct option run_opts[] = {
         CLI_LONGOPT_GAMES, CLI_LONGOPT_SEED, CLI_LONGOPT_THREADS, CLI_LONGOPT_QUIET, {0, 0, 0, 0}};
     static const struct option own_opts[] = {{"a", required_argument, 0, O_A},
@@ -166,7 +167,7 @@ static int options(int argc, char **argv, match_opts_t *o, own_t *own, int *quie
     if (op.lines) {
         gk_rules_t r;
         if ((rc = cli_rules(CMD, &po, &r))) return rc;
-        if (book_load(op.lines, &r, book, err, sizeof err)) {
+        if (ol_load(op.lines, &r, book, err, sizeof err)) {
             cli_error(CMD, "--openings lines:FILE: %s", err);
             return CLI_FAIL;
         }
@@ -231,7 +232,7 @@ int cmd_match(int argc, char **argv) {
     memset(&o, 0, sizeof o);
     own_t own = {0};
     int quiet = 0;
-    static book_t book;
+    static ol_lines_t book;
     int rc = options(argc, argv, &o, &own, &quiet, &book);
     if (rc == CLI_HELP) usage(stdout);
     if (rc) return rc == CLI_HELP ? CLI_OK : rc;

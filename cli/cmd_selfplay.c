@@ -7,6 +7,7 @@
 
 #include "../search/params.h"
 #include "../selfplay/selfplay.h"
+#include "../data/book.h"
 #include "cli.h"
 
 const char cmd_selfplay_summary[] = "self-play games into compressed logs (MPI ranks, resumable)";
@@ -157,7 +158,7 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
 
 /* Checks the options together and completes o->ro.set from them.  Returns an exit status. */
 static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *sr,
-                  const cli_openings_t *op, own_t *o, book_t *bk) {
+                  const cli_openings_t *op, own_t *o, ol_lines_t *bk, bk_book_t *dag) {
     const char *cmd = "selfplay";
     if (!run->games_set || (!run->dir && !o->bench)) {
         cli_error(cmd, "--games and --run are required (see 'gounki selfplay --help')");
@@ -179,10 +180,12 @@ static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *
         snprintf(why, sizeof why,
                  "%d search threads per game (threads=) are more than --threads %ld", c->p.threads,
                  run->threads);
-    else if (op->lines && op->kind)
+    else if ((op->lines || op->book[0]) && op->kind)
         snprintf(why, sizeof why,
-                 "--openings lines:FILE (--book) and other --openings exclude "
+                 "--openings lines:FILE or book:FILE (--book) and other --openings exclude "
                  "each other");
+    else if (op->lines && op->book[0])
+        snprintf(why, sizeof why, "--openings lines:FILE and book:FILE exclude each other");
     if (why[0]) {
         cli_error(cmd, "%s", why);
         return CLI_USAGE;
@@ -213,11 +216,22 @@ static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *
     }
     if (op->lines) {
         char err[1024];
-        if (book_load(op->lines, &rules, bk, err, sizeof err)) {
+        if (ol_load(op->lines, &rules, bk, err, sizeof err)) {
             cli_error(cmd, "--openings lines:FILE: %s", err);
             return CLI_FAIL;
         }
         s->book = bk;
+        s->open_kind = GL_OPEN_BOOK;
+        s->open_plies = 0;
+    }
+    if (op->book[0]) {
+        char err[1024];
+        if (bk_load(op->book, &rules, dag, err, sizeof err) < 0) {
+            cli_error(cmd, "--openings book:FILE: %s", err);
+            return CLI_FAIL;
+        }
+        s->dag = dag;
+        s->dag_temp = op->book_temp;
         s->open_kind = GL_OPEN_BOOK;
         s->open_plies = 0;
     }
@@ -313,8 +327,9 @@ int cmd_selfplay(int argc, char **argv) {
     cli_run_t run;
     cli_run_init(&run, run_opts);
     cli_openings_t op;
-    cli_openings_init(&op, CLI_OPEN_RANDOM | CLI_OPEN_POLICY | CLI_OPEN_NONE | CLI_OPEN_LINES,
-                      1000);
+    cli_openings_init(
+        &op, CLI_OPEN_RANDOM | CLI_OPEN_POLICY | CLI_OPEN_NONE | CLI_OPEN_LINES | CLI_OPEN_BOOK,
+        1000);
     const cli_group_t groups[] = {cli_pos_group(&po),
                                   cli_search_group(&sr),
                                   cli_run_group(&run),
@@ -325,9 +340,11 @@ int cmd_selfplay(int argc, char **argv) {
         usage(&sr);
         return CLI_OK;
     }
-    book_t bk;
+    ol_lines_t bk;
     memset(&bk, 0, sizeof bk);
-    if (!rc) rc = settle(&po, &run, &sr, &op, &o, &bk);
+    static bk_book_t dag; /* --openings book:FILE */
+    memset(&dag, 0, sizeof dag);
+    if (!rc) rc = settle(&po, &run, &sr, &op, &o, &bk, &dag);
     if (!rc) {
         o.ro.games = run.games;
         o.ro.dir = run.dir;
@@ -335,6 +352,7 @@ int cmd_selfplay(int argc, char **argv) {
         o.ro.quiet = run.quiet;
         rc = o.bench ? bench(&o, run.games) : run_logs(&o);
     }
-    book_free(&bk);
+    ol_free(&bk);
+    bk_free(&dag);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../search/params.h"
+#include "../data/book.h"
 #include "cli.h"
 
 /* ------------------------------------------------------------------ the search */
@@ -180,41 +181,68 @@ void cli_openings_init(cli_openings_t *o, unsigned allow, long max_turns) {
     o->max_turns = max_turns;
 }
 
+/* book:FILE[,T] into o (the path without its ",T"). */
+static int take_book(const char *cmd, cli_openings_t *o, const char *arg) {
+    if (snprintf(o->book, sizeof o->book, "%s", arg) >= (int)sizeof o->book) {
+        cli_error(cmd, "--openings book:FILE: path too long");
+        return -1;
+    }
+    o->book_temp = 0.1;
+    char *comma = strrchr(o->book, ',');
+    if (comma) {
+        *comma = 0;
+        if (cli_parse_double(cmd, "--openings book:FILE,T", comma + 1, 0, 100, &o->book_temp))
+            return -1;
+    }
+    if (!o->book[0]) {
+        cli_error(cmd, "--openings book:FILE: no FILE");
+        return -1;
+    }
+    return 1;
+}
+
 static int openings_take(const char *cmd, void *state, int opt, const char *arg) {
     cli_openings_t *o = state;
     if (opt != CLI_OPT_OPENINGS && opt != CLI_OPT_BOOK) return 0;
-    static const char *const names[] = {"random:K", "policy:K", "none", "lines:FILE"};
+    static const char *const names[] = {"random:K", "policy:K", "none", "lines:FILE", "book:FILE"};
     int kind = CLI_OPEN_LINES;
     const char *k = NULL, *flag = opt == CLI_OPT_BOOK ? "--book" : "--openings";
-    if (opt == CLI_OPT_OPENINGS) {
-        if (!strcmp(arg, "none"))
-            kind = CLI_OPEN_NONE;
-        else if (!strncmp(arg, "random:", 7))
-            kind = CLI_OPEN_RANDOM, k = arg + 7;
-        else if (!strncmp(arg, "policy:", 7))
-            kind = CLI_OPEN_POLICY, k = arg + 7;
-        else if (!strncmp(arg, "lines:", 6))
-            arg += 6;
-        else if (*arg >= '0' && *arg <= '9')
-            kind = CLI_OPEN_RANDOM, k = arg; /* K alone: random:K */
-        else {
-            cli_error(cmd, "--openings: '%s' is not random:K, policy:K, lines:FILE or none", arg);
-            return -1;
-        }
+    if (opt == CLI_OPT_BOOK) {
+        if (bk_is_book_file(arg)) kind = CLI_OPEN_BOOK;
+    } else if (!strcmp(arg, "none")) {
+        kind = CLI_OPEN_NONE;
+    } else if (!strncmp(arg, "random:", 7)) {
+        kind = CLI_OPEN_RANDOM, k = arg + 7;
+    } else if (!strncmp(arg, "policy:", 7)) {
+        kind = CLI_OPEN_POLICY, k = arg + 7;
+    } else if (!strncmp(arg, "lines:", 6)) {
+        arg += 6;
+    } else if (!strncmp(arg, "book:", 5)) {
+        kind = CLI_OPEN_BOOK, arg += 5;
+    } else if (*arg >= '0' && *arg <= '9') {
+        kind = CLI_OPEN_RANDOM, k = arg; /* K alone: random:K */
+    } else {
+        cli_error(cmd,
+                  "--openings: '%s' is not random:K, policy:K, lines:FILE, book:FILE[,T] or none",
+                  arg);
+        return -1;
     }
     if (!(o->allow & (unsigned)kind)) {
-        char list[64] = "";
-        for (int i = 0; i < 4; i++)
+        char list[96] = "";
+        for (int i = 0; i < 5; i++)
             if (o->allow & (1u << i))
                 snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "",
                          names[i]);
+        const int at = kind == CLI_OPEN_LINES    ? 3
+                       : kind == CLI_OPEN_POLICY ? 1
+                       : kind == CLI_OPEN_BOOK   ? 4
+                       : kind == CLI_OPEN_NONE   ? 2
+                                                 : 0;
         cli_error(cmd, "%s: `gounki %s` does not play %s openings (it has %s)", flag, cmd,
-                  kind == CLI_OPEN_LINES    ? "lines:FILE"
-                  : kind == CLI_OPEN_POLICY ? "policy:K"
-                                            : "none",
-                  list);
+                  names[at], list);
         return -1;
     }
+    if (kind == CLI_OPEN_BOOK) return take_book(cmd, o, arg);
     if (kind == CLI_OPEN_LINES) {
         if (!*arg) {
             cli_error(cmd, "%s: no FILE", flag);

@@ -11,7 +11,7 @@
 #include "../common/status.h"
 #include "xxh64.h"
 
-void book_free(book_t *b) {
+void ol_free(ol_lines_t *b) {
     free(b->start);
     free(b->turns);
     free(b->act);
@@ -45,9 +45,9 @@ static bool blank(const char *s, size_t n) {
 }
 
 /* Room for one more line (and its end offset) in b. */
-static int room_for_line(book_t *b, uint32_t *cap_lines) {
+static int room_for_line(ol_lines_t *b, uint32_t *cap_lines) {
     if ((uint32_t)b->nlines + 1 < *cap_lines) return GK_OK;
-    if (b->nlines + 1 >= BOOK_MAX_LINES) return GK_E_FORMAT;
+    if (b->nlines + 1 >= OL_MAX_LINES) return GK_E_FORMAT;
     *cap_lines *= 2;
     uint32_t *st = realloc(b->start, *cap_lines * sizeof *st);
     if (!st) return GK_E_NOMEM;
@@ -60,8 +60,9 @@ static int room_for_line(book_t *b, uint32_t *cap_lines) {
 
 /* Plays the moves of one line (buf, comment cut off) from the start position and appends
  * its actions to b->act; *turns gets its number of complete moves (0 for none). */
-static int parse_line(const gk_game_t *G, const gk_rules_t *r, char *buf, book_t *b, uint32_t *nact,
-                      uint32_t *cap_act, uint32_t *turns, char *err, size_t errcap) {
+static int parse_line(const gk_game_t *G, const gk_rules_t *r, char *buf, ol_lines_t *b,
+                      uint32_t *nact, uint32_t *cap_act, uint32_t *turns, char *err,
+                      size_t errcap) {
     gk_pos_t pos;
     G->setup(&pos, r);
     *turns = 0;
@@ -122,7 +123,7 @@ static int parse_header(lines_t *L, const gk_game_t *G, char *err, size_t errcap
 }
 
 static int parse_lines(lines_t *L, const char *text, const gk_game_t *G, const gk_rules_t *r,
-                       book_t *b, char *err, size_t errcap) {
+                       ol_lines_t *b, char *err, size_t errcap) {
     uint32_t cap_lines = 64, cap_act = 1024, nact = 0;
     b->start = malloc(cap_lines * sizeof *b->start);
     b->turns = malloc(cap_lines * sizeof *b->turns);
@@ -147,8 +148,7 @@ static int parse_lines(lines_t *L, const char *text, const gk_game_t *G, const g
         char *hash = strchr(buf, '#');
         if (hash) *hash = 0;
         int rc = room_for_line(b, &cap_lines);
-        if (rc == GK_E_FORMAT)
-            return gk_fail(err, errcap, rc, "more than %d lines", BOOK_MAX_LINES);
+        if (rc == GK_E_FORMAT) return gk_fail(err, errcap, rc, "more than %d lines", OL_MAX_LINES);
         GK_FORWARD_IF(rc);
         uint32_t turns;
         GK_FORWARD_IF(parse_line(G, r, buf, b, &nact, &cap_act, &turns, err, errcap));
@@ -159,8 +159,8 @@ static int parse_lines(lines_t *L, const char *text, const gk_game_t *G, const g
     return GK_OK;
 }
 
-int book_parse(const char *text, size_t len, const char *name, const gk_rules_t *r, book_t *b,
-               char *err, size_t errcap) {
+int ol_parse(const char *text, size_t len, const char *name, const gk_rules_t *r, ol_lines_t *b,
+             char *err, size_t errcap) {
     memset(b, 0, sizeof *b);
     const gk_game_t *G = gk_game_by_id(r->game);
     if (!G) return gk_fail(err, errcap, GK_E_INVALID, "%s: unknown game", name);
@@ -169,27 +169,27 @@ int book_parse(const char *text, size_t len, const char *name, const gk_rules_t 
     int rc = parse_header(&L, G, err, errcap);
     if (!rc) rc = parse_lines(&L, text, G, r, b, err, errcap);
     if (rc == GK_E_NOMEM) {
-        book_free(b);
+        ol_free(b);
         return gk_fail(err, errcap, rc, "%s: out of memory", name);
     }
     if (rc) {
-        book_free(b);
+        ol_free(b);
         return gk_err_wrap(err, errcap, rc, "%s:%d: ", name, L.lineno);
     }
     if (b->nlines == 0) {
-        book_free(b);
+        ol_free(b);
         return gk_fail(err, errcap, GK_E_EMPTY, "%s: no opening lines", name);
     }
     b->hash = gk_xxh64(text, len, 0);
     return GK_OK;
 }
 
-int book_load(const char *path, const gk_rules_t *r, book_t *b, char *err, size_t errcap) {
+int ol_load(const char *path, const gk_rules_t *r, ol_lines_t *b, char *err, size_t errcap) {
     char *text;
     size_t n;
     memset(b, 0, sizeof *b);
-    GK_FORWARD_IF(gk_read_file(path, BOOK_MAX_BYTES, &text, &n, err, errcap));
-    int rc = book_parse(text, n, path, r, b, err, errcap);
+    GK_FORWARD_IF(gk_read_file(path, OL_MAX_BYTES, &text, &n, err, errcap));
+    int rc = ol_parse(text, n, path, r, b, err, errcap);
     free(text);
     return rc;
 }

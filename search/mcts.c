@@ -144,6 +144,9 @@ struct mcts {
     int root_mover; /* mover of the root node (see the file comment) */
     hcount_t *hist; /* sorted repetition history of the current search */
     int nhist;
+    const gk_action_t *excl; /* root actions the search may not play (mcts_search_excluding) */
+    int nexcl;
+    mcts_monitor_t mon; /* mon.stop and mon.info NULL: not watched */
 };
 
 typedef struct worker {
@@ -475,6 +478,15 @@ typedef struct shared {
     double t0, deadline; /* deadline 0 = none */
     int early_stop;
     int root_s, root_mv; /* side to move and mover of the root node */
+    /* The monitor: polled by every thread, info written by the first thread only. */
+    const _Atomic int *ext_stop;
+    const mcts_t *m;
+    arena_t *const *trees;
+    int ntrees;
+    const gk_pos_t *root;
+    int root_mover;
+    mcts_result_t *sofar; /* NULL: no info callback */
+    double next_info;
 } shared_t;
 
 static double gamma_sample(double alpha, uint64_t *rng) {
@@ -581,6 +593,10 @@ static int decided(const shared_t *sh, const arena_t *ar, uint32_t root, uint64_
 
 static int should_stop(shared_t *sh, const arena_t *ar, uint32_t root, uint64_t k) {
     if (atomic_load_explicit(&sh->stop, memory_order_relaxed)) return 1;
+    if (sh->ext_stop && atomic_load_explicit(sh->ext_stop, memory_order_relaxed)) {
+        atomic_store(&sh->stop, 1);
+        return 1;
+    }
     if (atomic_load_explicit(&ar->nodes[root].proof, memory_order_relaxed) != PROOF_NONE &&
         decided(sh, ar, root, UINT64_MAX)) {
         atomic_store(&sh->stop, 1);
@@ -608,9 +624,30 @@ static int should_stop(shared_t *sh, const arena_t *ar, uint32_t root, uint64_t 
     return 0;
 }
 
-static void worker_run(worker_t *wk, shared_t *sh, uint64_t own_budget) {
+static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, const gk_pos_t *root,
+                        int root_mover, mcts_result_t *out);
+
+/* Gives the monitor the result so far when its interval has passed (first thread only). */
+static void report_sofar(shared_t *sh, uint64_t mine, int nthreads) {
+    double t = gk_now_s();
+    if (t < sh->next_info) return;
+    mcts_result_t *r = sh->sofar;
+    memset(r, 0, offsetof(mcts_result_t, children));
+    fill_result(sh->m, sh->trees, sh->ntrees, sh->root, sh->root_mover, r);
+    uint64_t c = atomic_load_explicit(&sh->claimed, memory_order_relaxed);
+    r->playouts = c ? (c < sh->budget ? c : sh->budget) : mine * (uint64_t)nthreads;
+    r->seconds = t - sh->t0;
+    for (int i = 0; i < sh->ntrees; i++)
+        r->nodes += atomic_load_explicit(&sh->trees[i]->next, memory_order_relaxed) - 1;
+    sh->m->mon.info(r, sh->m->mon.ctx);
+    double iv = sh->m->mon.interval_s > 0.05 ? sh->m->mon.interval_s : 0.05;
+    sh->next_info = t + iv;
+}
+
+static void worker_run(worker_t *wk, shared_t *sh, uint64_t own_budget, int tid, int nthreads) {
     uint64_t mine = 0;
     for (;;) {
+        if (tid == 0 && sh->sofar && (mine & 63) == 63) report_sofar(sh, mine, nthreads);
         uint64_t k;
         if (own_budget) {
             if (mine >= own_budget) break;
@@ -928,6 +965,23 @@ static int prepare_root(worker_t *wk) {
     return 0;
 }
 
+/* Marks the root children whose action is excluded as lost for the side to move s (mv: the
+ * root's mover), so that no playout goes through them and the root's value and proof are
+ * those of the best other action. */
+static void exclude_root(const mcts_t *m, arena_t *ar, uint32_t root, int s, int mv) {
+    node_t *x = &ar->nodes[root];
+    uint32_t first = atomic_load(&x->first);
+    if (!m->nexcl || !first) return;
+    for (int i = 0; i < x->nchild; i++)
+        for (int k = 0; k < m->nexcl; k++)
+            if (ar->nodes[first + i].action == m->excl[k]) {
+                atomic_store(&ar->nodes[first + i].proof, proof_loss(0));
+                break;
+            }
+    atomic_store(&x->proof, PROOF_NONE);
+    update_proof(ar, x, s, mv);
+}
+
 static double allot_time(const mcts_limits_t *l) {
     double t = l->time_s > 0 ? l->time_s : 0.0;
     if (l->clock_s > 0) {
@@ -939,6 +993,34 @@ static double allot_time(const mcts_limits_t *l) {
         if (t == 0.0 || share < t) t = share;
     }
     return t;
+}
+
+/* The state the search threads share, for a search of root under lim started at t0.
+ * -1: out of memory. */
+static int shared_init(shared_t *sh, const mcts_t *m, const gk_pos_t *root,
+                       const mcts_limits_t *lim, double t0) {
+    atomic_init(&sh->claimed, 0);
+    atomic_init(&sh->stop, 0);
+    sh->budget = lim->playouts ? lim->playouts : UINT64_MAX;
+    sh->node_limit = lim->nodes ? lim->nodes + 1 : 0;
+    sh->t0 = t0;
+    double tt = allot_time(lim);
+    sh->deadline = tt > 0 ? t0 + tt : 0.0;
+    sh->early_stop = lim->early_stop && m->prm.threads == 1
+                         ? 1
+                         : lim->early_stop && m->prm.parallel == MCTS_PAR_TREE;
+    sh->root_s = root->stm;
+    sh->root_mv = root->stm ^ 1;
+    sh->ext_stop = m->mon.stop;
+    sh->m = m;
+    sh->trees = NULL;
+    sh->ntrees = 0;
+    sh->root = root;
+    sh->root_mover = root->stm ^ 1;
+    sh->sofar = NULL;
+    sh->next_info = t0 + (m->mon.interval_s > 0.05 ? m->mon.interval_s : 0.05);
+    if (m->mon.info && !(sh->sofar = malloc(sizeof *sh->sofar))) return -1;
+    return 0;
 }
 
 int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mcts_limits_t *l,
@@ -958,19 +1040,13 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
     int T = pp->threads;
 
     shared_t sh;
-    atomic_init(&sh.claimed, 0);
-    atomic_init(&sh.stop, 0);
-    sh.budget = lim.playouts ? lim.playouts : UINT64_MAX;
-    sh.node_limit = lim.nodes ? lim.nodes + 1 : 0;
-    sh.t0 = t0;
-    double tt = allot_time(&lim);
-    sh.deadline = tt > 0 ? t0 + tt : 0.0;
-    sh.early_stop = lim.early_stop && T == 1 ? 1 : lim.early_stop && pp->parallel == MCTS_PAR_TREE;
-    sh.root_s = root->stm;
-    sh.root_mv = root->stm ^ 1;
+    if (shared_init(&sh, m, root, &lim, t0)) return -1;
 
     worker_t *wks = aligned_alloc(64, sizeof(worker_t) * (size_t)T);
-    if (!wks) return -1;
+    if (!wks) {
+        free(sh.sofar);
+        return -1;
+    }
     int rc = 0;
     uint64_t noise_seed = pp->seed ^ root->hash ^ 0xD1B54A32D192ED03ull;
 
@@ -999,12 +1075,17 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
         if (prepare_root(&wks[0]) < 0) {
             rc = -1;
         } else {
+            exclude_root(m, &m->main, 1, root->stm, m->root_mover);
             root_noise(m, &m->main, 1, noise_seed);
+            arena_t *const one[1] = {&m->main};
+            sh.trees = one;
+            sh.ntrees = 1;
+            sh.root_mover = m->root_mover;
             if (T == 1) {
-                worker_run(&wks[0], &sh, 0);
+                worker_run(&wks[0], &sh, 0, 0, 1);
             } else {
 #pragma omp parallel num_threads(T)
-                worker_run(&wks[omp_get_thread_num()], &sh, 0);
+                worker_run(&wks[omp_get_thread_num()], &sh, 0, omp_get_thread_num(), T);
             }
             arena_t *trees[1] = {&m->main};
             fill_result(m, trees, 1, root, m->root_mover, out);
@@ -1020,6 +1101,7 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
             free(ars);
             free(trees);
             free(wks);
+            free(sh.sofar);
             return -1;
         }
         uint32_t share = m->main.cap / (uint32_t)T;
@@ -1033,10 +1115,12 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
         }
         int bad = 0;
         for (int t = 0; t < T; t++) {
-            if (prepare_root(&wks[t]) < 0)
+            if (prepare_root(&wks[t]) < 0) {
                 bad = 1;
-            else
+            } else {
+                exclude_root(m, &ars[t], 1, root->stm, root->stm ^ 1);
                 root_noise(m, &ars[t], 1, noise_seed + (uint64_t)t);
+            }
         }
         if (bad) {
             rc = -1;
@@ -1044,6 +1128,8 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
             uint64_t per =
                 sh.budget == UINT64_MAX ? 0 : (sh.budget + (uint64_t)T - 1) / (uint64_t)T;
             if (per) sh.budget = UINT64_MAX;
+            sh.trees = trees;
+            sh.ntrees = T;
 #pragma omp parallel num_threads(T)
             {
                 int t = omp_get_thread_num();
@@ -1052,7 +1138,7 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
                     mine = 0;
                 else if (per && (uint64_t)(t + 1) * per > lim.playouts)
                     mine = lim.playouts - (uint64_t)t * per;
-                if (!per || mine) worker_run(&wks[t], &sh, mine);
+                if (!per || mine) worker_run(&wks[t], &sh, mine, t, T);
             }
             fill_result(m, trees, T, root, root->stm ^ 1, out);
         }
@@ -1070,12 +1156,34 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
     }
     free(wks);
     out->seconds = gk_now_s() - t0;
-    out->stopped_early = rc == 0 && lim.playouts && out->playouts < lim.playouts;
+    free(sh.sofar);
+    out->stopped_early = rc == 0 && ((lim.playouts && out->playouts < lim.playouts) ||
+                                     (m->mon.stop && atomic_load(m->mon.stop)));
     if (rc < 0) {
         out->best = GK_NO_ACTION;
         mcts_clear(m);
     }
     if (!pp->reuse) mcts_clear(m);
+    return rc;
+}
+
+void mcts_set_monitor(mcts_t *m, const mcts_monitor_t *mon) {
+    if (mon)
+        m->mon = *mon;
+    else
+        memset(&m->mon, 0, sizeof m->mon);
+}
+
+int mcts_search_excluding(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist,
+                          const mcts_limits_t *l, const gk_action_t *excl, int nexcl,
+                          mcts_result_t *out) {
+    mcts_clear(m);
+    m->excl = excl;
+    m->nexcl = excl && nexcl > 0 ? nexcl : 0;
+    int rc = mcts_search(m, root, hist, l, out);
+    m->excl = NULL;
+    m->nexcl = 0;
+    mcts_clear(m); /* the marks are not a tree to reuse */
     return rc;
 }
 

@@ -81,7 +81,8 @@ enum { MCTS_PLAYOUT_POLICY = 0, MCTS_PLAYOUT_RANDOM = 1 };
     X(parallel, parallel, int, ENUM, 0, 1, MCTS_PAR_TREE, "tree|root",                             \
       "tree (one shared tree) or root (one tree per thread)")                                      \
     X(tree_mb, tree_mb, int, INT, 1, 65536, 256, NULL, "tree memory in MiB (32 bytes per node)")   \
-    X(seed, seed, uint64_t, U64, 0, UINT64_MAX, 1, NULL, "randomness of playouts and root noise")  \
+    X(seed, seed, uint64_t, U64, 0, 18446744073709551616.0 /* 2^64 */, 1, NULL,                    \
+      "randomness of playouts and root noise")                                                     \
     X(noise_alpha, noise_alpha, float, FLOAT, 0, 100, 0.3, NULL,                                   \
       "Dirichlet alpha of the root noise")                                                         \
     X(noise_frac, noise_frac, float, FLOAT, 0, 1, 0, NULL,                                         \
@@ -219,6 +220,31 @@ void mcts_free(mcts_t *m); /* NULL is fine */
  * -1 when the root is finished or has no legal action (out->best = GK_NO_ACTION). */
 int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mcts_limits_t *l,
                 mcts_result_t *out);
+/* Watches a search from outside (an interactive analysis, the engine protocol).
+ * stop (may be NULL) is polled by every search thread between playouts: a nonzero value ends
+ * the search with the tree so far (stopped_early is then set); storing to it from a signal
+ * handler or another thread is fine.  info (may be NULL) is called about every interval_s
+ * seconds of wall time (at least 0.05) from the thread that runs the search, with the result
+ * so far (children, value, PV; playouts and nodes approximate while other threads run); it
+ * must return quickly and must not call into this mcts_t.  Neither changes what a search
+ * that is not stopped plays: a single-threaded search stays deterministic. */
+typedef struct mcts_monitor {
+    const _Atomic int *stop;
+    void (*info)(const mcts_result_t *sofar, void *ctx);
+    void *ctx;
+    double interval_s;
+} mcts_monitor_t;
+/* Installs mon (copied) for the following searches of m; NULL removes it. */
+void mcts_set_monitor(mcts_t *m, const mcts_monitor_t *mon);
+/* The same search with the root actions excl[0..nexcl) forbidden (an opening book's moves):
+ * they are treated as lost for the side to move, so no playout goes through them, the
+ * result's value and proof are those of the best other action, and the excluded actions
+ * sort last among the children (as proven losses).  Starts a new tree and keeps none.
+ * When every legal action is excluded the root is proven lost.  Deterministic under the
+ * same conditions as mcts_search(): it depends on (root, limits, parameters, excl). */
+int mcts_search_excluding(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist,
+                          const mcts_limits_t *l, const gk_action_t *excl, int nexcl,
+                          mcts_result_t *out);
 /* Moves the kept root along action a (the engine's own action or the opponent's); the
  * next search keeps that subtree.  An action that is not an expanded child drops the
  * tree.  Returns 0 when a subtree was kept, -1 when the tree was dropped. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../common/clock.h"
+#include "../data/book.h"
 #include "../eval/eval.h"
 #include "baselines.h"
 #include "mcts.h"
@@ -30,6 +31,9 @@ struct player {
     ev_weights_t *w;
     mcts_t *m;
     mcts_result_t *res; /* large (one entry per root child): kept off the stack */
+    /* book=FILE: the book's move while the position is in the book (data/book.h) */
+    bk_book_t *book;
+    bk_probe_opts_t bopt;
 };
 
 static const char *const kind_names[] = {"random", "greedy", "ab", "mcts"};
@@ -50,6 +54,8 @@ void player_free(player_t *pl) {
     mcts_free(pl->m);
     free(pl->res);
     free(pl->w);
+    if (pl->book) bk_free(pl->book);
+    free(pl->book);
     free(pl);
 }
 
@@ -63,13 +69,38 @@ typedef struct spec {
     ab_limits_t ablim;
     size_t tt_mb;     /* 0: the default */
     mcts_config_t mc; /* mcts */
+    bool has_book;
+    char book[SPEC_MAX]; /* book=FILE */
+    bk_probe_opts_t bopt;
 } spec_t;
+
+/* The book parameters of any engine but random: book=FILE, book_random=E (a random book
+ * move within E of the best), book_min=N (a book move needs N games).  Returns 1 when k is
+ * one of them, 0 when not, -1 on a bad value. */
+static int book_item(spec_t *s, const char *k, const char *v, char *err, size_t cap) {
+    long long x;
+    if (!strcmp(k, "book")) {
+        snprintf(s->book, sizeof s->book, "%s", v);
+        s->has_book = true;
+        return 1;
+    }
+    if (!strcmp(k, "book_random"))
+        return params_double(v, 0, 2, &s->bopt.random_window, err, cap) ? -1 : 1;
+    if (!strcmp(k, "book_min")) {
+        if (params_int(v, 0, 1000000000, &x, err, cap)) return -1;
+        s->bopt.min_games = (uint32_t)x;
+        return 1;
+    }
+    return 0;
+}
 
 /* One NAME=VALUE of a baseline spec (params_set_fn). */
 static int baseline_item(void *ctx, const char *k, const char *v, char *err, size_t cap) {
     spec_t *s = ctx;
     long long x;
     int c;
+    int br = book_item(s, k, v, err, cap);
+    if (br) return br;
     if (!strcmp(k, "eval")) {
         if (params_choice(v, "classic|ours", &c, err, cap)) return -1;
         s->eval_kind = c == 0 ? BL_EVAL_CLASSIC : BL_EVAL_OURS;
@@ -99,6 +130,8 @@ static int baseline_item(void *ctx, const char *k, const char *v, char *err, siz
 /* One NAME=VALUE of an mcts spec: weights=FILE, or a parameter of search/mcts.h. */
 static int mcts_item(void *ctx, const char *k, const char *v, char *err, size_t cap) {
     spec_t *s = ctx;
+    int br = book_item(s, k, v, err, cap);
+    if (br) return br;
     if (!strcmp(k, "weights")) return baseline_item(ctx, k, v, err, cap);
     return mcts_config_set(&s->mc, k, v, err, cap);
 }
@@ -159,6 +192,35 @@ static int load_weights(int game, const char *path, ev_weights_t *w, const char 
     return rc ? gk_err_wrap(err, errcap, rc, "%s: weights: ", kn) : 0;
 }
 
+/* Loads the spec's book for pl's game; 0, or an error code with the reason in err. */
+static int load_book(player_t *pl, const spec_t *s, char *err, size_t errcap) {
+    pl->bopt = s->bopt;
+    pl->book = malloc(sizeof *pl->book);
+    if (!pl->book) return gk_fail(err, errcap, GK_E_NOMEM, "book: out of memory");
+    int rc = bk_load(s->book, NULL, pl->book, err, errcap);
+    if (rc < 0) {
+        free(pl->book);
+        pl->book = NULL;
+        return gk_err_wrap(err, errcap, rc, "book: ");
+    }
+    if (pl->book->rules.game != pl->game)
+        return gk_fail(err, errcap, GK_E_INVALID, "book: %s is a book for %s", s->book,
+                       gk_game_by_id(pl->book->rules.game)->name);
+    return 0;
+}
+
+/* The book's move at p into out (1), or 0 when p is out of the book. */
+static int book_move(player_t *pl, const gk_pos_t *p, uint64_t seed, player_move_t *out) {
+    bk_choice_t ch;
+    uint64_t rng = seed;
+    if (!bk_choose(pl->book, p, &pl->bopt, &rng, &ch)) return 0;
+    out->action = ch.action;
+    out->value = 0.5 + 0.5 * (double)ch.value;
+    snprintf(out->info, sizeof out->info, "book: %u games, value %+.3f, %d book moves", ch.games,
+             (double)ch.value, ch.moves);
+    return 1;
+}
+
 player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
     spec_t *s = malloc(sizeof *s);
     player_t *pl = calloc(1, sizeof *pl);
@@ -176,6 +238,7 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
     memcpy(pl->spec, spec, strlen(spec) + 1);
     const char *kn = kind_names[s->kind];
     const char *weights = s->has_weights ? s->weights : NULL;
+    if (s->has_book && load_book(pl, s, err, errcap)) goto fail;
     switch (pl->kind) {
     case PLAYER_RANDOM: break;
     case PLAYER_GREEDY:
@@ -259,6 +322,10 @@ int player_choose(player_t *pl, const gk_pos_t *p, const gk_hist_t *h, uint64_t 
     if (gk_over(p)) return -1;
     uint64_t st = seed ^ pl->seed;
     uint64_t s = gk_splitmix64(&st);
+    if (pl->book && book_move(pl, p, s, out)) {
+        out->seconds = gk_now_s() - t0;
+        return 0;
+    }
     switch (pl->kind) {
     case PLAYER_RANDOM:
         out->action = bl_random(p, s);

@@ -65,7 +65,7 @@ static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_
         if (o->book) {
             /* Book lines are checked legal when loaded; the same line for a pair on every
              * attempt, so a line that ends the game is refused rather than redrawn. */
-            const book_t *b = o->book;
+            const ol_lines_t *b = o->book;
             uint64_t line =
                 (gk_seed_mix(o->seed, 0xB00Cull) + (uint64_t)pair) % (uint64_t)b->nlines;
             for (uint32_t k = b->start[line]; k < b->start[line + 1] && ok; k++) {

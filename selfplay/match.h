@@ -80,7 +80,7 @@ typedef struct match_opts {
     gk_pos_t start;              /* unfinished turn-boundary start position */
     int games;                   /* even, >= 2 */
     int opening_plies;           /* random turns before the players take over */
-    const book_t *book;          /* opening lines (from the game's start position), or NULL */
+    const ol_lines_t *book;      /* opening lines (from the game's start position), or NULL */
     uint64_t seed;
     int threads; /* games at once (>= 1) */
     bool sprt;

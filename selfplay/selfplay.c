@@ -58,7 +58,10 @@ int sp_settings_text(const sp_settings_t *s, char *buf, size_t cap) {
     case GL_OPEN_RANDOM: snprintf(open, sizeof open, "random:%d", s->open_plies); break;
     case GL_OPEN_POLICY: snprintf(open, sizeof open, "policy:%d", s->open_plies); break;
     case GL_OPEN_BOOK:
-        snprintf(open, sizeof open, "book:%016" PRIx64, s->book ? s->book->hash : 0);
+        if (s->dag)
+            snprintf(open, sizeof open, "dag:%016" PRIx64 ",%.9g", s->dag->file_sum, s->dag_temp);
+        else
+            snprintf(open, sizeof open, "book:%016" PRIx64, s->book ? s->book->hash : 0);
         break;
     default: snprintf(open, sizeof open, "none"); break;
     }
@@ -114,6 +117,46 @@ static gk_action_t opening_action(const sp_settings_t *s, const gk_pos_t *p,
     return keep[k - 1];
 }
 
+/* The settings of s as a game record keeps them. */
+static gl_settings_t game_settings(const sp_settings_t *s) {
+    return (gl_settings_t){
+        .playouts = (uint32_t)(s->limits.playouts > UINT32_MAX ? UINT32_MAX : s->limits.playouts),
+        .time_ms = (uint32_t)lround(s->limits.time_s * 1000.0),
+        .threads_per_game = (uint16_t)s->mcts.threads,
+        .top = (uint16_t)s->top,
+        .temperature = s->temperature,
+        .temp_plies = (uint16_t)s->temp_plies,
+        .open_plies = (uint16_t)(s->open_kind == GL_OPEN_BOOK ? 0 : s->open_plies),
+        .open_kind = (uint8_t)s->open_kind,
+        .resign_on = s->resign_on,
+        .resign_value = s->resign_value,
+        .resign_share = s->resign_share,
+        .book_hash = s->open_kind != GL_OPEN_BOOK ? 0
+                     : s->dag                     ? s->dag->file_sum
+                     : s->book                    ? s->book->hash
+                                                  : 0,
+    };
+}
+
+/* The book line of the game with this seed: a walk of the opening book or one of its
+ * lines (none: *line stays NULL). */
+static int opening_line(const sp_settings_t *s, uint64_t seed, gk_action_t *walk,
+                        const gk_action_t **line, uint32_t *line_len, char *err, size_t errcap) {
+    if (s->open_kind != GL_OPEN_BOOK) return 0;
+    uint64_t rb = stream(seed, STREAM_BOOK);
+    if (s->dag) {
+        *line_len = (uint32_t)bk_walk(s->dag, s->dag_temp, &rb, walk, SP_WALK_MAX);
+        *line = walk;
+        return 0;
+    }
+    if (!s->book || s->book->nlines <= 0)
+        return gk_fail(err, errcap, GK_E_ARG, "book openings asked for without a book");
+    int i = (int)(gk_splitmix64(&rb) % (uint64_t)s->book->nlines);
+    *line = s->book->act + s->book->start[i];
+    *line_len = s->book->start[i + 1] - s->book->start[i];
+    return 0;
+}
+
 int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const atomic_int *stop,
                  char *err, size_t errcap) {
     const gk_game_t *G = gk_game_by_id(s->rules.game);
@@ -129,20 +172,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
     g->rules = s->rules;
     snprintf(g->engine, sizeof g->engine, "%s", GK_VERSION);
     g->weights_hash = ev_weights_hash(&s->weights);
-    g->set = (gl_settings_t){
-        .playouts = (uint32_t)(s->limits.playouts > UINT32_MAX ? UINT32_MAX : s->limits.playouts),
-        .time_ms = (uint32_t)lround(s->limits.time_s * 1000.0),
-        .threads_per_game = (uint16_t)s->mcts.threads,
-        .top = (uint16_t)s->top,
-        .temperature = s->temperature,
-        .temp_plies = (uint16_t)s->temp_plies,
-        .open_plies = (uint16_t)(s->open_kind == GL_OPEN_BOOK ? 0 : s->open_plies),
-        .open_kind = (uint8_t)s->open_kind,
-        .resign_on = s->resign_on,
-        .resign_value = s->resign_value,
-        .resign_share = s->resign_share,
-        .book_hash = s->open_kind == GL_OPEN_BOOK && s->book ? s->book->hash : 0,
-    };
+    g->set = game_settings(s);
     bool playout_game = s->resign_on && unit(&rng_resign) < (double)s->resign_share;
     if (playout_game) g->flags |= GL_FLAG_PLAYOUT;
 
@@ -156,20 +186,10 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
         rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory (search of game %" PRIu64 ")", index);
         goto out;
     }
-    /* A book line, chosen by the game's seed. */
     const gk_action_t *line = NULL;
     uint32_t line_len = 0;
-    if (s->open_kind == GL_OPEN_BOOK) {
-        if (!s->book || s->book->nlines <= 0) {
-            rc = gk_fail(err, errcap, GK_E_ARG, "book openings asked for without a book");
-            goto out;
-        }
-        uint64_t rb = stream(seed, STREAM_BOOK);
-        int i = (int)(gk_splitmix64(&rb) % (uint64_t)s->book->nlines);
-        line = s->book->act + s->book->start[i];
-        line_len = s->book->start[i + 1] - s->book->start[i];
-    }
-
+    gk_action_t walk[SP_WALK_MAX];
+    if ((rc = opening_line(s, seed, walk, &line, &line_len, err, errcap))) goto out;
     gk_pos_t pos;
     G->setup(&pos, &s->rules);
     gk_hist_init(hist, &pos);

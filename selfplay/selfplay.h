@@ -49,23 +49,28 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../data/book.h"
 #include "../data/gamelog.h"
 #include "../data/openings.h"
 #include "../eval/eval.h"
 #include "../games/game.h"
 #include "../search/mcts.h"
 
+#define SP_WALK_MAX 512 /* most actions of a walk of an opening book */
+
 typedef struct sp_settings {
     gk_rules_t rules;
     uint64_t seed; /* run seed */
     ev_weights_t weights;
-    mcts_params_t mcts;   /* threads = threads per game; seed is set per game */
-    mcts_limits_t limits; /* playouts or time_s per decision */
-    int open_kind;        /* GL_OPEN_NONE / _RANDOM / _POLICY (by the priors) / _BOOK */
-    int open_plies;       /* opening turns (random) */
-    const book_t *book;   /* GL_OPEN_BOOK (data/openings.h) */
-    float temperature;    /* > 0: sample early actions by visits^(1/T) */
-    int temp_plies;       /* ... while fewer turns than this have been played */
+    mcts_params_t mcts;     /* threads = threads per game; seed is set per game */
+    mcts_limits_t limits;   /* playouts or time_s per decision */
+    int open_kind;          /* GL_OPEN_NONE / _RANDOM / _POLICY (by the priors) / _BOOK */
+    int open_plies;         /* opening turns (random) */
+    const ol_lines_t *book; /* GL_OPEN_BOOK: opening lines (data/openings.h) ... */
+    const bk_book_t *dag;   /* GL_OPEN_BOOK: ... or an opening book walked from the start ... */
+    double dag_temp;        /* ... by a softmax over its values at this temperature */
+    float temperature;      /* > 0: sample early actions by visits^(1/T) */
+    int temp_plies;         /* ... while fewer turns than this have been played */
     bool resign_on;
     float resign_value; /* in [-1, 1] */
     float resign_share; /* in [0, 1]: games that never resign */

@@ -2,9 +2,11 @@
  * tests/test_mcts_basic.c -- single-threaded contracts of search/mcts.h:
  * determinism for a seed, visit accounting, a full arena (keeps searching, says so),
  * tree reuse (explicit advance and automatic), repetition draws from the history,
- * Gobs roots in the middle of a jump chain, sampling, parameters by name, errors.
+ * Gobs roots in the middle of a jump chain, sampling, parameters by name, errors, the
+ * monitor (info so far, an outside stop).
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +319,58 @@ static void test_params(void) {
     CHECK(mcts_new(&p, &w) == NULL, "inconsistent weights accepted");
 }
 
+typedef struct watch {
+    _Atomic int stop;
+    int calls, bad;
+    uint64_t last;
+} watch_t;
+
+static void on_info(const mcts_result_t *r, void *ctx) {
+    watch_t *w = ctx;
+    w->calls++;
+    if (r->playouts < w->last || r->nchildren <= 0 || r->best != r->children[0].action) w->bad++;
+    w->last = r->playouts;
+    if (w->calls == 3) atomic_store(&w->stop, 1);
+}
+
+/* The monitor sees the search so far and stops it; watching alone changes nothing. */
+static void test_monitor(void) {
+    gk_pos_t p;
+    start(GK_GAME_GOUNKI, 0, &p);
+    ev_weights_t w;
+    ev_weights_default(p.game, &w);
+    mcts_params_t mp;
+    mcts_params_default(&mp);
+    mp.tree_mb = 64;
+    mcts_t *m = mcts_new(&mp, &w);
+    CHECK(m != NULL, "mcts_new");
+    if (!m) return;
+    watch_t wt = {.calls = 0};
+    atomic_init(&wt.stop, 0);
+    mcts_monitor_t mon = {.stop = &wt.stop, .info = on_info, .ctx = &wt, .interval_s = 0.05};
+    mcts_set_monitor(m, &mon);
+    mcts_limits_t l;
+    mcts_limits_default(&l);
+    l.playouts = 2000000000ull;
+    l.early_stop = 0;
+    CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0, "watched search failed");
+    CHECK(wt.calls == 3 && !wt.bad, "info: %d calls, %d bad", wt.calls, wt.bad);
+    CHECK(ra.stopped_early && ra.playouts >= wt.last && ra.playouts < l.playouts,
+          "the outside stop: stopped_early %d after %llu playouts", ra.stopped_early,
+          (unsigned long long)ra.playouts);
+    /* Watched, not stopped: the same result as unwatched. */
+    atomic_store(&wt.stop, 0);
+    wt.calls = 99;
+    mcts_clear(m);
+    l.playouts = 3000;
+    CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0, "search failed");
+    mcts_set_monitor(m, NULL);
+    mcts_clear(m);
+    CHECK(mcts_search(m, &p, NULL, &l, &rb) == 0, "search failed");
+    CHECK(same_result(&ra, &rb) && !ra.stopped_early, "watching changed the search");
+    mcts_free(m);
+}
+
 int main(void) {
     gk_init();
     test_determinism();
@@ -327,5 +381,6 @@ int main(void) {
     test_huge_turn();
     test_sample();
     test_params();
+    test_monitor();
     return check_exit("test_mcts_basic");
 }

@@ -153,9 +153,9 @@ static void test_book(void) {
                        "f2-f3 h8-h7+\n"
                        "a1-b1+ c8-b7+   # a comment\n";
     gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
-    book_t b;
+    ol_lines_t b;
     char err[256];
-    CHECK(book_parse(text, strlen(text), "t", &r, &b, err, sizeof err) == 0);
+    CHECK(ol_parse(text, strlen(text), "t", &r, &b, err, sizeof err) == 0);
     CHECK(b.nlines == 2 && b.turns[0] == 2 && b.turns[1] == 2);
     sp_settings_t s;
     sp_settings_default(&s, GK_GAME_GOUNKI);
@@ -177,16 +177,16 @@ static void test_book(void) {
     }
     CHECK(seen[0] > 0 && seen[1] > 0);
     gl_game_free(&g);
-    book_free(&b);
+    ol_free(&b);
     /* With a checksum line: right, then wrong. */
     char buf[512];
     int n = snprintf(buf, sizeof buf, "%s", text);
     snprintf(buf + n, sizeof buf - (size_t)n, "checksum %016llx\n",
              (unsigned long long)gk_xxh64(buf, (size_t)n, 0));
-    CHECK(book_parse(buf, strlen(buf), "t", &r, &b, err, sizeof err) == 0);
-    book_free(&b);
+    CHECK(ol_parse(buf, strlen(buf), "t", &r, &b, err, sizeof err) == 0);
+    ol_free(&b);
     buf[n - 3] = 'x';
-    CHECK(book_parse(buf, strlen(buf), "t", &r, &b, err, sizeof err) != 0);
+    CHECK(ol_parse(buf, strlen(buf), "t", &r, &b, err, sizeof err) != 0);
     const char *bad[] = {
         "",
         "gkopenings 2\ngame gounki\nf2-f3\n",
@@ -198,7 +198,7 @@ static void test_book(void) {
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
-        CHECK(book_parse(bad[i], strlen(bad[i]), "book.txt", &r, &b, err, sizeof err) != 0);
+        CHECK(ol_parse(bad[i], strlen(bad[i]), "book.txt", &r, &b, err, sizeof err) != 0);
         CHECK(strncmp(err, "book.txt", 8) == 0);
     }
     CHECK(strstr(err, ":4:") != NULL); /* the line of the fault */

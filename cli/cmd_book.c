@@ -1,0 +1,1074 @@
+/* cli/cmd_book.c -- `gounki book build|expand|show|stats|lines|bench|sample`: opening books. */
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/clock.h"
+#include "../common/files.h"
+#include "../common/status.h"
+#include "../common/strbuf.h"
+#include "../data/book.h"
+#include "../data/gamelog.h"
+#include "../eval/eval.h"
+#include "../search/mcts.h"
+#include "../selfplay/book_expand.h"
+#include "../selfplay/selfplay.h"
+#include "cli.h"
+
+const char cmd_book_summary[] = "opening books: build from logs, expand by search, show, lines";
+
+static const char help[] =
+    "usage: gounki book build --logs DIR... [--merge BOOK...] --out BOOK [--max-turns T]\n"
+    "                         [--min-games N] [--game G --variant V]\n"
+    "       [mpirun -np R] gounki book expand BOOK --nodes N [--playouts P | --time S]\n"
+    "                         [--seed S] [--alpha A] [--width W] [--batch K] [--threads T]\n"
+    "                         [--policy-cost C] [--weights FILE] [--mcts NAME=V,...]\n"
+    "       gounki book show BOOK [--position P] [--moves \"...\"] [--json]\n"
+    "       gounki book stats BOOK\n"
+    "       gounki book lines BOOK --out FILE [--max-error E] [--total-error E] [--turns T]\n"
+    "                         [--balanced V] [--count N]\n"
+    "       gounki book bench BOOK [--probes N]\n"
+    "       gounki book sample BOOK [--count N] [--temperature T] [--random K] [--playouts P]\n"
+    "An opening book is a graph of positions (transpositions are one node) with the book\n"
+    "moves played from each, their game counts (W/D/L for the side to move), the search's\n"
+    "value of the best move outside the book (the leaf), and the negamax value backed up\n"
+    "from both.  Values are in [-1, 1] for the side to move.  docs/FORMATS.md, \"Opening\n"
+    "books\"; docs/CLUSTER.md for expansion on a cluster.\n"
+    "build   counts every position and move of the games in the logs (replayed), up to turn\n"
+    "        T (--max-turns, default 16), drops moves played by fewer than N games\n"
+    "        (--min-games, default 1), merges books given with --merge, writes BOOK.  With\n"
+    "        neither logs nor books it writes a book holding the start position of --game.\n"
+    "expand  best-first drop-out expansion until the book holds N nodes: each batch takes\n"
+    "        the K (--batch, default 16) most urgent leaf moves (priority: alpha * value\n"
+    "        shortfall + 1 per move from the start, alpha default 100; --policy-cost adds\n"
+    "        C * -log(prior); --width W: at most W book moves a node, default 8, 0 = no\n"
+    "        limit), makes them book moves and searches the new positions and,\n"
+    "        without their book moves, their parents (P playouts each, default 800, one\n"
+    "        thread per search; --threads searches at once per rank).  Nodes never searched\n"
+    "        are searched first.  Same seed and budget: the same book at any number of ranks\n"
+    "        and threads.  Killed or stopped (SIGTERM/SIGINT, exit 3), the same command\n"
+    "        resumes from BOOK.journal; --checkpoint S rewrites BOOK every S seconds (60).\n"
+    "show    the book moves at a position (default: the start) with counts, W/D/L, values\n"
+    "        and depth below, the leaf, and the principal book line.\n"
+    "stats   nodes, book moves, depth histogram, exits, bytes per node, provenance.\n"
+    "lines   the book's exits as opening lines (the file --book reads): moves within E\n"
+    "        (--max-error, default 0.1) of the best and a total error within E\n"
+    "        (--total-error, default 0.2), up to T turns (0: where the book ends), exits\n"
+    "        whose value is within +-V (--balanced) when asked, distinct exits, at most N.\n"
+    "bench   load time, probes per second (positions in and not in the book), bytes per\n"
+    "        node on disk and in memory.\n"
+    "sample  N openings (default 10000) as self-play draws them: walks of the book at\n"
+    "        temperature T (selfplay --openings book:BOOK,T; default 0.1) or, with --random\n"
+    "        K, K uniformly random turns (--openings random:K); prints the distinct exit\n"
+    "        positions, their length and the spread of their values for White (the book's,\n"
+    "        or with --playouts P a search of each distinct exit, for both kinds alike).\n";
+
+#define CMD "book"
+
+enum {
+    O_LOGS = 0x2001,
+    O_MERGE,
+    O_OUT,
+    O_MAXTURNS,
+    O_MINGAMES,
+    O_NODES,
+    O_PLAYOUTS,
+    O_TIME,
+    O_SEED,
+    O_ALPHA,
+    O_WIDTH,
+    O_BATCH,
+    O_THREADS,
+    O_PCOST,
+    O_WEIGHTS,
+    O_MCTS,
+    O_CKPT,
+    O_QUIET,
+    O_JSON,
+    O_MAXERR,
+    O_TOTERR,
+    O_TURNS,
+    O_BALANCED,
+    O_COUNT,
+    O_PROBES,
+    O_TEMP,
+    O_RANDOM,
+};
+
+/* The one BOOK argument after the options, or NULL (reported). */
+static const char *book_arg(const char *sub, int argc, char **argv) {
+    if (optind >= argc) {
+        cli_error(CMD, "%s: which book? (gounki book %s BOOK ...)", sub, sub);
+        return NULL;
+    }
+    if (optind + 1 < argc) {
+        cli_error(CMD, "%s: unexpected argument '%s'", sub, argv[optind + 1]);
+        return NULL;
+    }
+    return argv[optind];
+}
+
+static const char *rules_text(const gk_rules_t *r, char *buf, size_t cap) {
+    const gk_game_t *g = gk_game_by_id(r->game);
+    snprintf(buf, cap, "%s (%s)", g->name, g->variants[r->variant]);
+    return buf;
+}
+
+/* ------------------------------------------------------------------ build */
+
+static int add_logs(const char *path, bk_book_t *b, bool *have_rules, gk_rules_t *rules,
+                    int max_turns, uint64_t *games, char *err, size_t errcap) {
+    gl_logset_t ls;
+    memset(&ls, 0, sizeof ls);
+    gl_loc_t *loc = NULL;
+    uint64_t n = 0;
+    gl_reader_t *rd = NULL;
+    gl_game_t g;
+    gl_game_init(&g);
+    int rc = 0;
+    if (gl_logset_open(&ls, path, true, err, errcap) < 0) {
+        rc = GK_E_FORMAT;
+        goto done;
+    }
+    for (int i = 0; i < ls.nshards; i++)
+        if (ls.shard[i].status != GL_SHARD_OK)
+            fprintf(stderr, "gounki book: warning: %s: %s; its sound frames are used\n", ls.path[i],
+                    ls.shard[i].problem);
+    if (gl_logset_locate(&ls, &loc, &n, err, errcap) < 0 ||
+        gl_reader_new(&rd, &ls, err, errcap) < 0) {
+        rc = GK_E_FORMAT;
+        goto done;
+    }
+    if (n == 0) {
+        rc = gk_fail(err, errcap, GK_E_EMPTY, "%s: no games", path);
+        goto done;
+    }
+    uint64_t used = 0, w = 0, d = 0, l = 0;
+    uint64_t wh = 0;
+    bool mixed = false;
+    uint32_t playouts = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (i && loc[i].index == loc[i - 1].index) continue; /* a duplicate */
+        if (gl_reader_get(rd, &loc[i], &g, err, errcap) < 0) {
+            gk_err_wrap(err, errcap, GK_E_FORMAT, "%s: ", path);
+            rc = GK_E_FORMAT;
+            goto done;
+        }
+        if (!*have_rules) {
+            *rules = g.rules;
+            *have_rules = true;
+            if ((rc = bk_init(b, rules, err, errcap)) < 0) goto done;
+        }
+        if (g.rules.game != rules->game || g.rules.variant != rules->variant) {
+            char r1[64], r2[64];
+            rc = gk_fail(err, errcap, GK_E_MISMATCH, "%s: game %" PRIu64 " is %s, the book %s",
+                         path, g.index, rules_text(&g.rules, r1, sizeof r1),
+                         rules_text(rules, r2, sizeof r2));
+            goto done;
+        }
+        if ((rc = bk_add_game(b, g.action, g.nactions, g.result, max_turns, err, errcap)) < 0) {
+            gk_err_wrap(err, errcap, rc, "%s: game %" PRIu64 ": ", path, g.index);
+            goto done;
+        }
+        if (used == 0) wh = g.weights_hash, playouts = g.set.playouts;
+        mixed |= g.weights_hash != wh;
+        used++;
+        w += g.result == GK_WIN_WHITE, l += g.result == GK_WIN_BLACK, d += g.result == GK_DRAW;
+    }
+    *games += used;
+    char name[32];
+    int k = 0;
+    for (; k < 64; k++) {
+        snprintf(name, sizeof name, "log_%d", k);
+        char tmp[8];
+        if (!bk_prov_get(b, name, tmp, sizeof tmp)) break;
+    }
+    bk_prov_set(b, name,
+                "%s games %" PRIu64 " white %" PRIu64 " draws %" PRIu64 " black %" PRIu64
+                " weights %016" PRIx64 "%s playouts %u",
+                path, used, w, d, l, wh, mixed ? " (and others)" : "", playouts);
+    fprintf(stderr, "book build: %s: %" PRIu64 " games\n", path, used);
+done:
+    gl_game_free(&g);
+    gl_reader_free(rd);
+    free(loc);
+    gl_logset_free(&ls);
+    return rc;
+}
+
+static int sub_build(int argc, char **argv) {
+    static const struct option opts[] = {CLI_POS_LONGOPTS,
+                                         {"logs", required_argument, 0, O_LOGS},
+                                         {"merge", required_argument, 0, O_MERGE},
+                                         {"out", required_argument, 0, O_OUT},
+                                         {"max-turns", required_argument, 0, O_MAXTURNS},
+                                         {"min-games", required_argument, 0, O_MINGAMES},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    cli_pos_opts_t po;
+    cli_pos_defaults(&po);
+    const char *logs[256], *merges[256], *out = NULL;
+    int nlogs = 0, nmerges = 0;
+    long max_turns = 16, min_games = 1;
+    bool game_given = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == CLI_OPT_GAME || c == CLI_OPT_VARIANT) game_given = true;
+        int r = cli_pos_option(CMD, &po, c, optarg);
+        if (r < 0) return CLI_USAGE;
+        if (r > 0) continue;
+        switch (c) {
+        case 'h': fputs(help, stdout); return CLI_OK;
+        case O_LOGS:
+            if (nlogs == 256) {
+                cli_error(CMD, "build: more than 256 --logs");
+                return CLI_USAGE;
+            }
+            logs[nlogs++] = optarg;
+            break;
+        case O_MERGE:
+            if (nmerges == 256) {
+                cli_error(CMD, "build: more than 256 --merge");
+                return CLI_USAGE;
+            }
+            merges[nmerges++] = optarg;
+            break;
+        case O_OUT: out = optarg; break;
+        case O_MAXTURNS:
+            if (cli_parse_long(CMD, "--max-turns", optarg, 1, 65535, &max_turns)) return CLI_USAGE;
+            break;
+        case O_MINGAMES:
+            if (cli_parse_long(CMD, "--min-games", optarg, 1, 1000000000, &min_games))
+                return CLI_USAGE;
+            break;
+        default: return cli_bad_option(CMD, argc, argv);
+        }
+    }
+    if (optind != argc) {
+        cli_error(CMD, "build: unexpected argument '%s'", argv[optind]);
+        return CLI_USAGE;
+    }
+    if (!out) {
+        cli_error(CMD, "build: --out BOOK is required");
+        return CLI_USAGE;
+    }
+    if (po.position || po.moves) {
+        cli_error(CMD, "build: a book starts at the start position (no --position, --moves)");
+        return CLI_USAGE;
+    }
+    char err[1024];
+    if (gk_check_writable(out, err, sizeof err) < 0) {
+        cli_error(CMD, "build: --out: %s", err);
+        return CLI_FAIL;
+    }
+    gk_rules_t rules, want;
+    bool have_rules = false;
+    if (game_given || (!nlogs && !nmerges)) {
+        int rc = cli_rules(CMD, &po, &want);
+        if (rc) return rc;
+        want.max_plies = GK_DEFAULT_MAX_PLY;
+        rules = want;
+        have_rules = true;
+    }
+    bk_book_t b;
+    memset(&b, 0, sizeof b);
+    if (have_rules && bk_init(&b, &rules, err, sizeof err) < 0) {
+        cli_error(CMD, "build: %s", err);
+        return CLI_FAIL;
+    }
+    int rc = CLI_FAIL;
+    uint64_t games = 0;
+    for (int i = 0; i < nmerges; i++) {
+        bk_book_t m;
+        if (bk_load(merges[i], have_rules ? &rules : NULL, &m, err, sizeof err) < 0) {
+            cli_error(CMD, "build: --merge: %s", err);
+            goto done;
+        }
+        if (!have_rules) {
+            rules = m.rules;
+            have_rules = true;
+            if (bk_init(&b, &rules, err, sizeof err) < 0) {
+                bk_free(&m);
+                cli_error(CMD, "build: %s", err);
+                goto done;
+            }
+        }
+        int mr = bk_merge(&b, &m, err, sizeof err);
+        char name[32], tmp[8];
+        int k = 0;
+        for (; k < 64; k++) {
+            snprintf(name, sizeof name, "merged_%d", k);
+            if (!bk_prov_get(&b, name, tmp, sizeof tmp)) break;
+        }
+        bk_prov_set(&b, name, "%s nodes %u book_moves %" PRIu64 " batches %" PRIu64, merges[i],
+                    m.nnodes, m.nedges, m.batches);
+        /* The merged book's own provenance, prefixed by its number. */
+        for (const char *s = m.prov; s && *s;) {
+            const char *e = strchr(s, '\n');
+            size_t ll = e ? (size_t)(e - s) : strlen(s);
+            const char *sp = memchr(s, ' ', ll);
+            if (sp && !mr) {
+                char key[96];
+                snprintf(key, sizeof key, "m%d_%.*s", k, (int)(sp - s), s);
+                bk_prov_set(&b, key, "%.*s", (int)(ll - (size_t)(sp - s) - 1), sp + 1);
+            }
+            s += ll + (e ? 1 : 0);
+        }
+        bk_free(&m);
+        if (mr < 0) {
+            cli_error(CMD, "build: --merge %s: %s", merges[i], err);
+            goto done;
+        }
+    }
+    for (int i = 0; i < nlogs; i++) {
+        if (add_logs(logs[i], &b, &have_rules, &rules, (int)max_turns, &games, err, sizeof err) <
+            0) {
+            cli_error(CMD, "build: %s", err);
+            goto done;
+        }
+    }
+    if (bk_prune(&b, (uint32_t)min_games, err, sizeof err) < 0 ||
+        bk_update(&b, err, sizeof err) < 0) {
+        cli_error(CMD, "build: %s", err);
+        goto done;
+    }
+    bk_prov_set(&b, "build_engine", "gounki %s", GK_VERSION);
+    char rt[64];
+    bk_prov_set(&b, "build_rules", "%s", rules_text(&rules, rt, sizeof rt));
+    if (nlogs)
+        bk_prov_set(&b, "build_counts", "games %" PRIu64 " max_turns %ld min_games %ld", games,
+                    max_turns, min_games);
+    if (bk_new_lineage(&b, err, sizeof err) < 0 || bk_save(&b, out, err, sizeof err) < 0) {
+        cli_error(CMD, "build: %s", err);
+        goto done;
+    }
+    printf("book build: %s: %u nodes, %" PRIu64 " book moves (%s; %" PRIu64
+           " games from %d log%s, %d book%s merged)\n",
+           out, b.nnodes, b.nedges, rt, games, nlogs, nlogs == 1 ? "" : "s", nmerges,
+           nmerges == 1 ? "" : "s");
+    rc = CLI_OK;
+done:
+    bk_free(&b);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ expand */
+
+static volatile sig_atomic_t stop_flag; /* the one mutable global: the signal handler's flag */
+
+static void on_signal(int sig) {
+    (void)sig;
+    stop_flag = 1;
+}
+
+static int sub_expand(int argc, char **argv) {
+    static const struct option opts[] = {{"nodes", required_argument, 0, O_NODES},
+                                         {"playouts", required_argument, 0, O_PLAYOUTS},
+                                         {"time", required_argument, 0, O_TIME},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"alpha", required_argument, 0, O_ALPHA},
+                                         {"width", required_argument, 0, O_WIDTH},
+                                         {"batch", required_argument, 0, O_BATCH},
+                                         {"threads", required_argument, 0, O_THREADS},
+                                         {"policy-cost", required_argument, 0, O_PCOST},
+                                         {"weights", required_argument, 0, O_WEIGHTS},
+                                         {"mcts", required_argument, 0, O_MCTS},
+                                         {"checkpoint", required_argument, 0, O_CKPT},
+                                         {"quiet", no_argument, 0, O_QUIET},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    bx_opts_t o;
+    memset(&o, 0, sizeof o);
+    o.playouts = 800;
+    o.seed = 1;
+    o.sel.alpha = 100;
+    o.sel.width = 8;
+    o.batch = 16;
+    o.threads = 1;
+    o.checkpoint_s = 60;
+    o.out = stderr;
+    mcts_params_default(&o.mcts);
+    const char *mcts = NULL;
+    bool have_nodes = false, have_playouts = false;
+    long lv;
+    double dv;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(help, stdout); return CLI_OK;
+        case O_NODES:
+            if (cli_parse_u64(CMD, "--nodes", optarg, &o.nodes)) return CLI_USAGE;
+            if (o.nodes < 1 || o.nodes > BK_MAX_NODES) {
+                cli_error(CMD, "expand: --nodes must be in [1, %u]", BK_MAX_NODES);
+                return CLI_USAGE;
+            }
+            have_nodes = true;
+            break;
+        case O_PLAYOUTS:
+            if (cli_parse_u64(CMD, "--playouts", optarg, &o.playouts)) return CLI_USAGE;
+            if (o.playouts < 1 || o.playouts > 100000000) {
+                cli_error(CMD, "expand: --playouts must be in [1, 100000000]");
+                return CLI_USAGE;
+            }
+            have_playouts = true;
+            break;
+        case O_TIME:
+            if (cli_parse_double(CMD, "--time", optarg, 0.001, 86400, &o.time_s)) return CLI_USAGE;
+            break;
+        case O_SEED:
+            if (cli_parse_u64(CMD, "--seed", optarg, &o.seed)) return CLI_USAGE;
+            break;
+        case O_ALPHA:
+            if (cli_parse_double(CMD, "--alpha", optarg, 0, 1e6, &o.sel.alpha)) return CLI_USAGE;
+            break;
+        case O_WIDTH:
+            if (cli_parse_long(CMD, "--width", optarg, 0, GK_MAX_ACTIONS, &lv)) return CLI_USAGE;
+            o.sel.width = (int)lv;
+            break;
+        case O_BATCH:
+            if (cli_parse_long(CMD, "--batch", optarg, 1, BK_MAX_BATCH / 2, &lv)) return CLI_USAGE;
+            o.batch = (int)lv;
+            break;
+        case O_THREADS:
+            if (cli_parse_long(CMD, "--threads", optarg, 1, 1024, &lv)) return CLI_USAGE;
+            o.threads = (int)lv;
+            break;
+        case O_PCOST:
+            if (cli_parse_double(CMD, "--policy-cost", optarg, 0, 1e6, &dv)) return CLI_USAGE;
+            o.sel.policy_cost = dv;
+            break;
+        case O_WEIGHTS: o.weights = optarg; break;
+        case O_MCTS: mcts = optarg; break;
+        case O_CKPT:
+            if (cli_parse_double(CMD, "--checkpoint", optarg, 0, 1e7, &o.checkpoint_s))
+                return CLI_USAGE;
+            break;
+        case O_QUIET: o.quiet = true; break;
+        default: return cli_bad_option(CMD, argc, argv);
+        }
+    }
+    o.book = book_arg("expand", argc, argv);
+    if (!o.book) return CLI_USAGE;
+    if (!have_nodes) {
+        cli_error(CMD, "expand: --nodes N is required (the book's target size)");
+        return CLI_USAGE;
+    }
+    if (have_playouts && o.time_s > 0) {
+        cli_error(CMD, "expand: --playouts and --time exclude each other");
+        return CLI_USAGE;
+    }
+    if (o.time_s > 0) o.playouts = 0;
+    char err[1024];
+    if (mcts) {
+        char buf[1024];
+        if (snprintf(buf, sizeof buf, "%s", mcts) >= (int)sizeof buf) {
+            cli_error(CMD, "expand: --mcts: too long");
+            return CLI_USAGE;
+        }
+        char *save = NULL;
+        for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+            char *eq = strchr(kv, '=');
+            if (!eq) {
+                cli_error(CMD, "expand: --mcts: '%s' is not NAME=VALUE", kv);
+                return CLI_USAGE;
+            }
+            *eq = 0;
+            if (!strcmp(kv, "threads") || !strcmp(kv, "seed") || !strcmp(kv, "reuse")) {
+                cli_error(CMD, "expand: --mcts: %s is set by book expand (--threads, --seed)", kv);
+                return CLI_USAGE;
+            }
+            int r = mcts_params_set(&o.mcts, NULL, kv, eq + 1, err, sizeof err);
+            if (r <= 0) {
+                if (r == 0)
+                    cli_error(CMD, "expand: --mcts: unknown parameter '%s'", kv);
+                else
+                    cli_error(CMD, "expand: --mcts: %s", err);
+                return CLI_USAGE;
+            }
+        }
+    }
+    o.stop = &stop_flag;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    bx_summary_t sum;
+    int rc = bx_run(&o, &sum, err, sizeof err);
+    if (rc < 0) {
+        if (err[0]) cli_error(CMD, "expand: %s", err);
+        return CLI_FAIL;
+    }
+    if (sum.rank != 0) return sum.stopped || stop_flag ? 3 : CLI_OK;
+    uint64_t added = sum.nodes - sum.nodes_before;
+    fprintf(stderr,
+            "book expand: %s: %s: %" PRIu64 " nodes (+%" PRIu64 " in %.1f s: %.0f nodes/h, %" PRIu64
+            " searches, %" PRIu64 " batches, %.0f playouts/s; %d rank%s x %d thread%s); root "
+            "value %+.3f\n",
+            sum.stopped     ? "stopped"
+            : sum.exhausted ? "no leaf left to expand"
+                            : "done",
+            o.book, sum.nodes, added, sum.seconds,
+            sum.seconds > 0 ? (double)added / sum.seconds * 3600 : 0.0, sum.searches, sum.batches,
+            sum.seconds > 0 ? (double)sum.playouts / sum.seconds : 0.0, sum.ranks,
+            sum.ranks > 1 ? "s" : "", o.threads, o.threads > 1 ? "s" : "",
+            isnan(sum.root_value) ? 0.0 : (double)sum.root_value);
+    if (sum.stopped) {
+        fprintf(stderr, "book expand: rerun the same command to go on\n");
+        return 3;
+    }
+    return CLI_OK;
+}
+
+/* ------------------------------------------------------------------ show */
+
+static int load_book(const char *sub, const char *path, bk_book_t *b) {
+    char err[1024];
+    if (bk_load(path, NULL, b, err, sizeof err) < 0) {
+        cli_error(CMD, "%s: %s", sub, err);
+        return CLI_FAIL;
+    }
+    return 0;
+}
+
+static int sub_show(int argc, char **argv) {
+    static const struct option opts[] = {CLI_POS_LONGOPTS,
+                                         {"json", no_argument, 0, O_JSON},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    cli_pos_opts_t po;
+    cli_pos_defaults(&po);
+    bool json = false, game_given = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == CLI_OPT_GAME || c == CLI_OPT_VARIANT) game_given = true;
+        int r = cli_pos_option(CMD, &po, c, optarg);
+        if (r < 0) return CLI_USAGE;
+        if (r > 0) continue;
+        switch (c) {
+        case 'h': fputs(help, stdout); return CLI_OK;
+        case O_JSON: json = true; break;
+        default: return cli_bad_option(CMD, argc, argv);
+        }
+    }
+    const char *path = book_arg("show", argc, argv);
+    if (!path) return CLI_USAGE;
+    bk_book_t b;
+    int rc = load_book("show", path, &b);
+    if (rc) return rc;
+    const gk_game_t *g = gk_game_by_id(b.rules.game);
+    if (game_given) {
+        gk_rules_t r;
+        rc = cli_rules(CMD, &po, &r);
+        if (!rc && (r.game != b.rules.game || r.variant != b.rules.variant)) {
+            char r1[64];
+            cli_error(CMD, "show: %s is a book for %s", path, rules_text(&b.rules, r1, sizeof r1));
+            rc = CLI_USAGE;
+        }
+        if (rc) goto done;
+    }
+    po.game = g->name;
+    po.variant = g->variants[b.rules.variant];
+    po.max_plies = b.rules.max_plies;
+    gk_pos_t pos;
+    rc = cli_load_position(CMD, &po, &pos, NULL);
+    if (rc) goto done;
+    gk_sb_t sb;
+    gk_sb_growing(&sb);
+    bk_describe(&b, &pos, json, &sb);
+    if (gk_sb_len(&sb) < 0) {
+        cli_error(CMD, "show: out of memory");
+        rc = CLI_FAIL;
+    } else {
+        fputs(sb.p, stdout);
+    }
+    gk_sb_free(&sb);
+done:
+    bk_free(&b);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ stats */
+
+static int sub_stats(int argc, char **argv) {
+    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(help, stdout);
+            return CLI_OK;
+        }
+        return cli_bad_option(CMD, argc, argv);
+    }
+    const char *path = book_arg("stats", argc, argv);
+    if (!path) return CLI_USAGE;
+    bk_book_t b;
+    double t0 = gk_now_s();
+    int rc = load_book("stats", path, &b);
+    double tl = gk_now_s() - t0;
+    if (rc) return rc;
+    char rt[64];
+    uint64_t games = 0, w = 0, d = 0, l = 0, exits = 0, exit_ply = 0, budget = 0;
+    uint64_t leaf_value = 0, leaf_full = 0, leaf_none = 0, term = 0, leaf_best = 0, inner_n = 0;
+    uint32_t maxply = 0;
+    for (uint32_t i = 0; i < b.nnodes; i++) {
+        const bk_node_t *x = &b.node[i];
+        if (x->ply > maxply) maxply = x->ply;
+        bool inner = false;
+        float top = -INFINITY;
+        for (int j = 0; j < x->nedges; j++) {
+            const bk_edge_t *e = &b.edge[x->first + (uint32_t)j];
+            if (!isnan(e->value) && e->value > top) top = e->value;
+            w += e->w, d += e->d, l += e->l;
+            if (e->term == BK_CHILD_NODE)
+                inner = true;
+            else
+                term++;
+        }
+        if (!inner) exits++, exit_ply += x->ply;
+        if (x->nedges) inner_n++;
+        if (x->nedges && x->leaf.kind == BK_LEAF_VALUE && x->leaf.value > top) leaf_best++;
+        if (x->leaf.kind == BK_LEAF_VALUE)
+            leaf_value++, budget += x->leaf.budget;
+        else if (x->leaf.kind == BK_LEAF_FULL)
+            leaf_full++;
+        else
+            leaf_none++;
+    }
+    const bk_edge_t *re = b.edge + b.node[b.root].first;
+    for (int j = 0; j < b.node[b.root].nedges; j++) games += re[j].w + re[j].d + re[j].l;
+    printf("book        %s\n", path);
+    printf("rules       %s\n", rules_text(&b.rules, rt, sizeof rt));
+    printf("nodes       %u\n", b.nnodes);
+    printf("book moves  %" PRIu64 " (%.2f per node; %" PRIu64 " end the game)\n", b.nedges,
+           (double)b.nedges / b.nnodes, term);
+    printf("games       %" PRIu64 " at the start position (moves played in all: W %" PRIu64
+           " D %" PRIu64 " L %" PRIu64 " for the mover)\n",
+           games, w, d, l);
+    printf("leaves      %" PRIu64 " searched (%.0f playouts on average), %" PRIu64
+           " with every move in the book, %" PRIu64 " not searched\n",
+           leaf_value, leaf_value ? (double)budget / (double)leaf_value : 0.0, leaf_full,
+           leaf_none);
+    printf("out of book %" PRIu64 " of the %" PRIu64 " nodes with book moves have a leaf better "
+           "than every book move (an engine leaves the book there)\n",
+           leaf_best, inner_n);
+    const bk_node_t *root = &b.node[b.root];
+    printf("root value  %+.3f (for White), %u actions of book on the longest line\n",
+           isnan(root->value) ? 0.0 : (double)root->value, root->below);
+    printf("exits       %" PRIu64 " nodes without a book move to a position, mean depth %.2f "
+           "turns\n",
+           exits, exits ? (double)exit_ply / (double)exits : 0.0);
+    printf("size        %" PRIu64 " bytes on disk (%.1f per node), %zu in memory (%.1f per "
+           "node), loaded in %.3f s\n",
+           b.file_bytes, (double)b.file_bytes / b.nnodes, bk_memory(&b),
+           (double)bk_memory(&b) / b.nnodes, tl);
+    printf("batches     %" PRIu64 " expansion batches, lineage %016" PRIx64 "\n", b.batches,
+           b.lineage);
+    printf("depth       turn: nodes\n");
+    uint64_t *hist = calloc((size_t)maxply + 1, sizeof *hist);
+    if (hist) {
+        for (uint32_t i = 0; i < b.nnodes; i++) hist[b.node[i].ply]++;
+        for (uint32_t p = 0; p <= maxply; p++)
+            if (hist[p]) printf("            %4u: %" PRIu64 "\n", p, hist[p]);
+        free(hist);
+    }
+    printf("provenance\n");
+    for (const char *s = b.prov; s && *s;) {
+        const char *e = strchr(s, '\n');
+        size_t ll = e ? (size_t)(e - s) : strlen(s);
+        printf("            %.*s\n", (int)ll, s);
+        s += ll + (e ? 1 : 0);
+    }
+    bk_free(&b);
+    return CLI_OK;
+}
+
+/* ------------------------------------------------------------------ lines */
+
+static int sub_lines(int argc, char **argv) {
+    static const struct option opts[] = {{"out", required_argument, 0, O_OUT},
+                                         {"max-error", required_argument, 0, O_MAXERR},
+                                         {"total-error", required_argument, 0, O_TOTERR},
+                                         {"turns", required_argument, 0, O_TURNS},
+                                         {"balanced", required_argument, 0, O_BALANCED},
+                                         {"count", required_argument, 0, O_COUNT},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    bk_lines_opts_t lo = {.max_error = 0.1, .total_error = 0.2, .turns = 0, .balanced = -1};
+    const char *out = NULL;
+    long lv;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(help, stdout); return CLI_OK;
+        case O_OUT: out = optarg; break;
+        case O_MAXERR:
+            if (cli_parse_double(CMD, "--max-error", optarg, 0, 2, &lo.max_error)) return CLI_USAGE;
+            break;
+        case O_TOTERR:
+            if (cli_parse_double(CMD, "--total-error", optarg, 0, 1e6, &lo.total_error))
+                return CLI_USAGE;
+            break;
+        case O_TURNS:
+            if (cli_parse_long(CMD, "--turns", optarg, 0, 65535, &lv)) return CLI_USAGE;
+            lo.turns = (int)lv;
+            break;
+        case O_BALANCED:
+            if (cli_parse_double(CMD, "--balanced", optarg, 0, 1, &lo.balanced)) return CLI_USAGE;
+            break;
+        case O_COUNT:
+            if (cli_parse_long(CMD, "--count", optarg, 1, (OL_MAX_LINES - 1), &lv))
+                return CLI_USAGE;
+            lo.count = (uint32_t)lv;
+            break;
+        default: return cli_bad_option(CMD, argc, argv);
+        }
+    }
+    const char *path = book_arg("lines", argc, argv);
+    if (!path) return CLI_USAGE;
+    if (!out) {
+        cli_error(CMD, "lines: --out FILE is required");
+        return CLI_USAGE;
+    }
+    char err[1024];
+    if (gk_check_writable(out, err, sizeof err) < 0) {
+        cli_error(CMD, "lines: --out: %s", err);
+        return CLI_FAIL;
+    }
+    bk_book_t b;
+    int rc = load_book("lines", path, &b);
+    if (rc) return rc;
+    bk_lines_t L;
+    gk_sb_t sb;
+    gk_sb_growing(&sb);
+    rc = CLI_FAIL;
+    if (bk_lines(&b, &lo, &L, err, sizeof err) < 0) {
+        cli_error(CMD, "lines: %s", err);
+        goto done;
+    }
+    if (L.nlines == 0) {
+        cli_error(CMD, "lines: no line of the book fits the windows (try larger errors)");
+        bk_lines_free(&L);
+        goto done;
+    }
+    if (L.nlines > (OL_MAX_LINES - 1)) L.nlines = (OL_MAX_LINES - 1);
+    if (bk_lines_text(&b, &L, &sb, err, sizeof err) < 0 ||
+        gk_write_atomic(out, sb.p, sb.n, err, sizeof err) < 0) {
+        cli_error(CMD, "lines: %s", err);
+        bk_lines_free(&L);
+        goto done;
+    }
+    double sum = 0, sq = 0, mx = 0, turns = 0;
+    uint32_t nv = 0;
+    for (uint32_t i = 0; i < L.nlines; i++) {
+        turns += L.line[i].turns;
+        if (isnan(L.line[i].exit)) continue;
+        double v = L.line[i].exit;
+        sum += v, sq += v * v, nv++;
+        if (fabs(v) > mx) mx = fabs(v);
+    }
+    double mean = nv ? sum / nv : 0, sd = nv ? sqrt(fmax(0, sq / nv - mean * mean)) : 0;
+    printf("book lines: %s: %u lines (distinct exits), %.1f turns on average; exit values for "
+           "White: mean %+.3f, sd %.3f, max |v| %.3f\n",
+           out, L.nlines, turns / L.nlines, mean, sd, mx);
+    bk_lines_free(&L);
+    rc = CLI_OK;
+done:
+    gk_sb_free(&sb);
+    bk_free(&b);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ bench */
+
+static int sub_bench(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"probes", required_argument, 0, O_PROBES}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    uint64_t probes = 20000000;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(help, stdout); return CLI_OK;
+        case O_PROBES:
+            if (cli_parse_u64(CMD, "--probes", optarg, &probes)) return CLI_USAGE;
+            if (probes < 1) probes = 1;
+            break;
+        default: return cli_bad_option(CMD, argc, argv);
+        }
+    }
+    const char *path = book_arg("bench", argc, argv);
+    if (!path) return CLI_USAGE;
+    bk_book_t b;
+    double loads[3];
+    for (int k = 0; k < 3; k++) {
+        double t0 = gk_now_s();
+        int rc = load_book("bench", path, &b);
+        loads[k] = gk_now_s() - t0;
+        if (rc) return rc;
+        if (k < 2) bk_free(&b);
+    }
+    double tload = loads[0];
+    for (int k = 1; k < 3; k++)
+        if (loads[k] < tload) tload = loads[k];
+    /* The positions of every node (hits) and one position next to each (misses). */
+    uint32_t n = b.nnodes;
+    gk_pos_t *hit = malloc((size_t)n * sizeof *hit), *miss = malloc((size_t)n * sizeof *miss);
+    if (!hit || !miss) {
+        free(hit);
+        free(miss);
+        bk_free(&b);
+        cli_error(CMD, "bench: out of memory");
+        return CLI_FAIL;
+    }
+    uint32_t nh = 0, nm = 0;
+    char err[512];
+    for (uint32_t i = 0; i < n; i++) {
+        gk_pos_t p;
+        if (bk_position(&b, i, &p, err, sizeof err) < 0) continue;
+        hit[nh++] = p;
+        gk_action_t list[GK_MAX_ACTIONS];
+        int k = gk_gen(&p, list);
+        for (int j = 0; j < k; j++) {
+            gk_pos_t q = p;
+            gk_play(&q, list[j]);
+            if (bk_probe(&b, &q) < 0) {
+                miss[nm++] = q;
+                break;
+            }
+        }
+    }
+    double rate[2], wall[2] = {0, 0};
+    uint64_t found[2] = {0, 0};
+    for (int kind = 0; kind < 2; kind++) {
+        const gk_pos_t *ps = kind ? miss : hit;
+        uint32_t np = kind ? nm : nh;
+        if (!np) {
+            rate[kind] = 0;
+            continue;
+        }
+        /* CPU time of this one thread (the machine may be shared): probes per CPU second. */
+        double t0 = gk_cpu_s(), w0 = gk_now_s();
+        for (uint64_t i = 0; i < probes; i++) found[kind] += bk_probe(&b, &ps[i % np]) >= 0;
+        double dt = gk_cpu_s() - t0;
+        wall[kind] = gk_now_s() - w0;
+        rate[kind] = dt > 0 ? (double)probes / dt : 0;
+    }
+    printf("book bench: %s: %u nodes, %" PRIu64 " book moves\n", path, b.nnodes, b.nedges);
+    printf("load        %.3f s (best of 3), %.2f M nodes/s\n", tload, n / tload / 1e6);
+    printf("probes      hits %.2f M per CPU second (%u positions, %" PRIu64 " of %" PRIu64
+           " found), misses %.2f M per CPU second (%u positions, %" PRIu64
+           " found), 1 thread; wall %.2f + %.2f s\n",
+           rate[0] / 1e6, nh, found[0], nh ? probes : 0, rate[1] / 1e6, nm, found[1], wall[0],
+           wall[1]);
+    printf("bytes/node  %.1f on disk, %.1f in memory\n", (double)b.file_bytes / n,
+           (double)bk_memory(&b) / n);
+    int bad = found[0] != (nh ? probes : 0) || found[1] != 0;
+    free(hit);
+    free(miss);
+    bk_free(&b);
+    if (bad) {
+        cli_error(CMD, "bench: a probe gave a wrong answer");
+        return CLI_FAIL;
+    }
+    return CLI_OK;
+}
+
+/* ------------------------------------------------------------------ sample */
+
+typedef struct exit_rec {
+    uint64_t key, check;
+    uint32_t count;
+    float value; /* for White: the book's, or the search's */
+    gk_pos_t pos;
+} exit_rec_t;
+
+static int cmp_exit(const void *a, const void *b) {
+    const exit_rec_t *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    if (x->check != y->check) return x->check < y->check ? -1 : 1;
+    return 0;
+}
+
+static int cmp_float(const void *a, const void *b) {
+    float x = *(const float *)a, y = *(const float *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int sub_sample(int argc, char **argv) {
+    static const struct option opts[] = {{"count", required_argument, 0, O_COUNT},
+                                         {"temperature", required_argument, 0, O_TEMP},
+                                         {"random", required_argument, 0, O_RANDOM},
+                                         {"playouts", required_argument, 0, O_PLAYOUTS},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    long count = 10000, random_turns = -1, playouts = 0;
+    double temp = 0.1;
+    uint64_t seed = 1;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(help, stdout); return CLI_OK;
+        case O_COUNT:
+            if (cli_parse_long(CMD, "--count", optarg, 1, 10000000, &count)) return CLI_USAGE;
+            break;
+        case O_TEMP:
+            if (cli_parse_double(CMD, "--temperature", optarg, 0, 100, &temp)) return CLI_USAGE;
+            break;
+        case O_RANDOM:
+            if (cli_parse_long(CMD, "--random", optarg, 0, 1000, &random_turns)) return CLI_USAGE;
+            break;
+        case O_PLAYOUTS:
+            if (cli_parse_long(CMD, "--playouts", optarg, 1, 100000000, &playouts))
+                return CLI_USAGE;
+            break;
+        case O_SEED:
+            if (cli_parse_u64(CMD, "--seed", optarg, &seed)) return CLI_USAGE;
+            break;
+        default: return cli_bad_option(CMD, argc, argv);
+        }
+    }
+    const char *path = book_arg("sample", argc, argv);
+    if (!path) return CLI_USAGE;
+    bk_book_t b;
+    int rc = load_book("sample", path, &b);
+    if (rc) return rc;
+    const gk_game_t *g = gk_game_by_id(b.rules.game);
+    exit_rec_t *ex = malloc((size_t)count * sizeof *ex);
+    if (!ex) {
+        bk_free(&b);
+        cli_error(CMD, "sample: out of memory");
+        return CLI_FAIL;
+    }
+    double turns = 0;
+    gk_action_t walk[512], list[GK_MAX_ACTIONS];
+    for (long i = 0; i < count; i++) {
+        uint64_t rng = seed ^ ((uint64_t)i + 1) * 0xD1B54A32D192ED03ull;
+        gk_splitmix64(&rng);
+        gk_pos_t p;
+        g->setup(&p, &b.rules);
+        if (random_turns >= 0) {
+            while (p.ply < random_turns && !gk_over(&p)) {
+                int n = gk_gen(&p, list), k = 0;
+                gk_action_t keep[GK_MAX_ACTIONS];
+                for (int j = 0; j < n; j++) {
+                    gk_pos_t q = p;
+                    gk_play(&q, list[j]);
+                    if (!gk_over(&q)) keep[k++] = list[j];
+                }
+                if (!k) break;
+                gk_play(&p, keep[gk_splitmix64(&rng) % (uint64_t)k]);
+            }
+        } else {
+            int n = bk_walk(&b, temp, &rng, walk, 512);
+            for (int j = 0; j < n; j++) gk_play(&p, walk[j]);
+        }
+        turns += p.ply;
+        int32_t k = bk_probe(&b, &p);
+        float v = k >= 0 ? b.node[k].value : NAN;
+        if (k >= 0 && !isnan(v) && b.node[k].stm != GK_WHITE) v = -v;
+        ex[i] = (exit_rec_t){p.hash, bk_check(&p), 1, v, p};
+    }
+    qsort(ex, (size_t)count, sizeof *ex, cmp_exit);
+    long nd = 0;
+    for (long i = 0; i < count; i++) {
+        if (nd && !cmp_exit(&ex[nd - 1], &ex[i]))
+            ex[nd - 1].count++;
+        else
+            ex[nd++] = ex[i];
+    }
+    if (playouts > 0) {
+        ev_weights_t w;
+        mcts_params_t mp;
+        mcts_limits_t ml;
+        mcts_params_default(&mp);
+        mcts_limits_default(&ml);
+        ml.playouts = (uint64_t)playouts;
+        ml.early_stop = false;
+        mcts_result_t *res = malloc(sizeof *res);
+        mcts_t *m = NULL;
+        if (!res || ev_weights_default(b.rules.game, &w) || !(m = mcts_new(&mp, &w))) {
+            free(res);
+            free(ex);
+            bk_free(&b);
+            cli_error(CMD, "sample: cannot make the search");
+            return CLI_FAIL;
+        }
+        for (long i = 0; i < nd; i++) {
+            mcts_clear(m);
+            if (mcts_search(m, &ex[i].pos, NULL, &ml, res) != 0) {
+                ex[i].value = NAN;
+                continue;
+            }
+            float v = 2.0f * res->value - 1.0f;
+            ex[i].value = ex[i].pos.stm == GK_WHITE ? v : -v;
+        }
+        mcts_free(m);
+        free(res);
+    }
+    /* Value spread over the samples (each exit weighted by how often it was drawn). */
+    float *vals = malloc((size_t)count * sizeof *vals);
+    long nv = 0;
+    double sum = 0, sq = 0;
+    for (long i = 0; vals && i < nd; i++) {
+        if (isnan(ex[i].value)) continue;
+        for (uint32_t k = 0; k < ex[i].count; k++) vals[nv++] = ex[i].value;
+        sum += (double)ex[i].value * ex[i].count;
+        sq += (double)ex[i].value * ex[i].value * ex[i].count;
+    }
+    printf("book sample: %s: %ld %s openings: %ld distinct exits (%.0f per 10,000), %.2f turns "
+           "on average\n",
+           path, count, random_turns >= 0 ? "random" : "book", nd, nd * 10000.0 / (double)count,
+           turns / (double)count);
+    if (nv) {
+        qsort(vals, (size_t)nv, sizeof *vals, cmp_float);
+        double mean = sum / (double)nv, sd = sqrt(fmax(0, sq / (double)nv - mean * mean));
+        long far = 0;
+        for (long i = 0; i < nv; i++) far += fabsf(vals[i]) > 0.2f;
+        printf("exit values for White (%s, %ld of %ld samples valued): mean %+.3f, sd %.3f, 10%% "
+               "%+.3f, median %+.3f, 90%% %+.3f, |v| > 0.2 in %.1f%%\n",
+               playouts > 0 ? "searched" : "the book's", nv, count, mean, sd, (double)vals[nv / 10],
+               (double)vals[nv / 2], (double)vals[nv * 9 / 10], 100.0 * (double)far / (double)nv);
+    } else {
+        printf("exit values: none known (use --playouts P)\n");
+    }
+    free(vals);
+    free(ex);
+    bk_free(&b);
+    return CLI_OK;
+}
+
+int cmd_book(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(help, stderr);
+        return CLI_USAGE;
+    }
+    const char *sub = argv[1];
+    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
+        fputs(help, stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(sub, "build")) return sub_build(argc - 1, argv + 1);
+    if (!strcmp(sub, "expand")) return sub_expand(argc - 1, argv + 1);
+    if (!strcmp(sub, "show")) return sub_show(argc - 1, argv + 1);
+    if (!strcmp(sub, "stats")) return sub_stats(argc - 1, argv + 1);
+    if (!strcmp(sub, "lines")) return sub_lines(argc - 1, argv + 1);
+    if (!strcmp(sub, "bench")) return sub_bench(argc - 1, argv + 1);
+    if (!strcmp(sub, "sample")) return sub_sample(argc - 1, argv + 1);
+    cli_error(CMD, "unknown subcommand '%s' (build, expand, show, stats, lines, bench, sample)",
+              sub);
+    return CLI_USAGE;
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Kill/resume of `gounki book expand`: the run is SIGKILLed (every process at once, like a
+# node that dies) at random moments, again and again, alternately as one process and under
+# mpirun -np 2, with checkpoints every 0.3 s so that kills land before, during and after
+# book rewrites and journal appends; once the journal is left with a torn tail and once
+# with a tail of zeros.  Each restart resumes from BOOK + BOOK.journal.  The final book
+# must be the very book of a run that was never interrupted, and SIGTERM must stop a run
+# cleanly (exit 3) with nothing lost.
+set -euo pipefail
+G=${GOUNKI:?}
+SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+SEED=${KILL_SEED:-$(( $(date +%s) % 100000 ))}
+RANDOM=$SEED
+echo "test_book_kill: random seed $SEED (KILL_SEED=$SEED to repeat)"
+fail() { echo "FAIL (KILL_SEED=$SEED): $*" >&2; exit 1; }
+ARGS=(--nodes 2500 --playouts 50 --seed 9 --batch 8 --checkpoint 0.3 --quiet)
+nodes() { "$G" book stats "$1" 2>/dev/null | sed -n 's/^nodes *//p'; }
+
+"$G" book build --out "$T/start.book" >/dev/null
+cp "$T/start.book" "$T/ref.book"
+"$G" book expand "$T/ref.book" "${ARGS[@]}" 2>"$T/err" || fail "reference: $(cat "$T/err")"
+cp "$T/start.book" "$T/run.book"
+
+kills=0
+for it in 1 2 3 4 5 6 7; do
+    if [ $((it % 2)) = 1 ]; then
+        setsid "$G" book expand "$T/run.book" "${ARGS[@]}" >>"$T/log" 2>&1 &
+    else
+        setsid mpirun --allow-run-as-root --oversubscribe -np 2 "$G" book expand "$T/run.book" \
+            "${ARGS[@]}" >>"$T/log" 2>&1 &
+    fi
+    pid=$!
+    sleep "$((RANDOM % 2)).$((RANDOM % 9 + 1))$((RANDOM % 10))"
+    kill -KILL $(ps -o pid= -s "$pid") 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -z "$(ps -o pid= -s "$pid")" ] && break; sleep 0.2; done
+    [ -z "$(ps -o pid= -s "$pid")" ] || fail "processes of the killed run are still alive"
+    kills=$((kills + 1))
+    j="$T/run.book.journal"
+    if [ -s "$j" ] && [ "$it" = 3 ] && [ "$(stat -c %s "$j")" -gt 100 ]; then
+        truncate -s -7 "$j" # a record cut short
+    fi
+    if [ -s "$j" ] && [ "$it" = 5 ]; then
+        head -c 333 /dev/zero >>"$j" # zeros after a crash
+    fi
+    echo "kill $it: $(nodes "$T/run.book") nodes in the book, journal $(stat -c %s "$j" 2>/dev/null || echo 0) bytes"
+done
+# SIGTERM: a clean stop (exit 3) that keeps everything.
+"$G" book expand "$T/run.book" "${ARGS[@]}" >>"$T/log" 2>&1 &
+pid=$!
+sleep 0.5
+kill -TERM "$pid" 2>/dev/null || true
+set +e
+wait "$pid"
+rc=$?
+set -e
+[ $rc = 3 ] || [ $rc = 0 ] || fail "SIGTERM: exit $rc: $(tail -2 "$T/log")"
+"$G" book expand "$T/run.book" "${ARGS[@]}" 2>"$T/err" || fail "final resume: $(cat "$T/err")"
+cmp -s "$T/run.book" "$T/ref.book" || fail "the resumed book differs from the uninterrupted one"
+[ ! -e "$T/run.book.journal" ] || fail "the journal is left after the end"
+echo "test_book_kill: ok ($kills kills; $(nodes "$T/ref.book") nodes)"
