@@ -27,7 +27,7 @@
 
 #include "../games/game.h"
 
-#define OL_MAX_LINES   100000
+#define OL_MAX_LINES 100000
 #define OL_MAX_BYTES (64u << 20)
 
 typedef struct ol_lines {
