@@ -1,5 +1,5 @@
-# tests/lib.sh -- the preamble the shell tests share, sourced as `. "$(dirname "$0")/lib.sh"`:
-# G (the gounki binary, from $GOUNKI), SRC (the source tree), the sanitizer settings for
+# tests/lib.sh -- the preamble the shell tests share (binary, sources, sanitizers, temp dir)
+# Sourced as `. "$(dirname "$0")/lib.sh"`.  Sets G (the gounki binary, from $GOUNKI), SRC (the source tree), the sanitizer settings for
 # runs under Open MPI (its own leaks are suppressed), T (a temporary directory removed at
 # exit; a test that needs more at exit sets its own trap and removes $T there) and fail().
 G=${GOUNKI:?GOUNKI must name the gounki binary}
