@@ -532,6 +532,85 @@ int gk_record_read_all(const char *text, size_t len, const gk_rules_t *defaults,
     return rc < 0 ? -1 : count;
 }
 
+/* ---- results ---- */
+
+int gk_result_parse(const char *s) {
+    static const char *const r[] = {"*", "1-0", "0-1", "1/2-1/2"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, r[i])) return i;
+    return -1;
+}
+
+const char *gk_winner_text(gk_result_t r) {
+    switch (r) {
+    case GK_WIN_WHITE: return "White wins";
+    case GK_WIN_BLACK: return "Black wins";
+    case GK_DRAW: return "draw";
+    default: return "game not over";
+    }
+}
+
+/* The endings of the rules, by their gk_reason_text names. */
+static int rules_reason(const char *t) {
+    for (int r = GK_REASON_NONE + 1; r < GK_NREASONS; r++)
+        if (r != GK_REASON_RESIGN && !strcmp(t, gk_reason_text((gk_reason_t)r))) return 1;
+    return 0;
+}
+
+/* A claim (token or tag) as a result, checked against the rules' end; -2 when it
+ * contradicts them, -1 when it is no result. */
+static int judge_claim(const char *where, const char *claim, const gk_pos_t *fin, char *err,
+                       size_t errcap) {
+    if (!claim || !*claim) return GK_ONGOING;
+    int c = gk_result_parse(claim);
+    if (c < 0)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the %s says '%s': not a result (1-0, 0-1, 1/2-1/2 or *)", where, claim);
+    if (gk_over(fin) && c != GK_ONGOING && c != fin->result) {
+        gk_fail(err, errcap, GK_E_INVALID, "the %s says %s but the game ended %s (%s, %s)", where,
+                claim, gk_result_text((gk_result_t)fin->result),
+                gk_winner_text((gk_result_t)fin->result), gk_reason_text((gk_reason_t)fin->reason));
+        return -2;
+    }
+    return c;
+}
+
+int gk_record_outcome(const gk_record_t *rec, gk_outcome_t *out, char *err, size_t errcap) {
+    memset(out, 0, sizeof *out);
+    out->final = rec->final;
+    gk_pos_t *fin = &out->final;
+    /* The rules end a game with no legal move (docs/RULES.md). */
+    if (!gk_over(fin) && gk_game_of(fin)->perft(fin, 1) == 0) gk_apply_no_move(fin);
+    const char *tag = gk_record_tag(rec, "Result"), *term = gk_record_tag(rec, "Termination");
+    int tok = judge_claim("result token", rec->result, fin, err, errcap);
+    if (tok < 0) return -1;
+    int res = judge_claim("Result tag", tag, fin, err, errcap);
+    if (res < 0) return -1;
+    if (gk_over(fin)) {
+        const char *why = gk_reason_text((gk_reason_t)fin->reason);
+        if (term && strcmp(term, why) && strcmp(term, "normal"))
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "the Termination tag says %s but the game ended by %s", term, why);
+        out->result = (gk_result_t)fin->result, out->by_rules = 1;
+        snprintf(out->how, sizeof out->how, "%s", why);
+        return 0;
+    }
+    if (tok != GK_ONGOING && res != GK_ONGOING && tok != res)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the result token says %s but the Result tag says %s", rec->result, tag);
+    out->result = (gk_result_t)(tok != GK_ONGOING ? tok : res);
+    if (term && rules_reason(term))
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the Termination tag says %s but the rules have not ended the game after "
+                       "ply %u",
+                       term, (unsigned)fin->ply);
+    if (term && !strcmp(term, "resign") && out->result == GK_DRAW)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the Termination tag says resign but the result is a draw");
+    if (out->result != GK_ONGOING && term) snprintf(out->how, sizeof out->how, "%s", term);
+    return 0;
+}
+
 /* ---- writing ---- */
 
 static int write_tag(FILE *f, const char *name, const char *value) {
@@ -583,9 +662,9 @@ int gk_record_write(const gk_record_t *rec, FILE *f) {
         if (rc < 0) return -1;
         for (int i = 0; i < n; i++) g->play(&p, seq[i]);
     }
-    const char *res = gk_over(&rec->final) ? gk_result_text((gk_result_t)rec->final.result)
-                      : rec->result[0]     ? rec->result
-                                           : "*";
+    const char *res = rec->result[0] ? rec->result : "*";
+    if (gk_over(&rec->final) && gk_result_parse(res) != rec->final.result)
+        res = gk_result_text((gk_result_t)rec->final.result);
     if (fprintf(f, "%s%s\n", rec->nmoves ? " " : "", res) < 0) return -1;
     return 0;
 }
