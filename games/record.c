@@ -57,10 +57,45 @@ static int tag_name_ok(int c) {
 }
 
 static int is_result(const char *s, int len) {
-    static const char *const r[] = {"1-0", "0-1", "1/2-1/2", "*"};
-    for (int i = 0; i < 4; i++)
-        if ((int)strlen(r[i]) == len && !memcmp(r[i], s, (size_t)len)) return 1;
-    return 0;
+    return len == 1 && s[0] == '*';
+}
+
+/* One side's score at s: 1 (win), 0 (loss) or 2 (a half: "1/2" or UTF-8 "½"), with its
+ * length in *len; -1 when none. */
+static int score_at(const char *s, size_t n, size_t *len) {
+    if (n >= 3 && !memcmp(s, "1/2", 3)) return *len = 3, 2;
+    if (n >= 2 && !memcmp(s, "\xC2\xBD", 2)) return *len = 2, 2;
+    if (n >= 1 && (s[0] == '0' || s[0] == '1')) return *len = 1, s[0] - '0';
+    return -1;
+}
+
+/*
+ * A decisive or drawn result at s[0..n): "1-0", "0-1", "1/2-1/2" or "½-½", with up to
+ * three spaces or TABs on each side of the dash ("1 - 0": gounki.org), ending at white
+ * space, a comment or the end.  Returns its length and its meaning in *res, or 0.
+ */
+static size_t result_at(const char *s, size_t n, int *res) {
+    size_t i, l;
+    int a = score_at(s, n, &l);
+    if (a < 0) return 0;
+    i = l;
+    for (int k = 0; k < 3 && i < n && (s[i] == ' ' || s[i] == '\t'); k++) i++;
+    if (i >= n || s[i] != '-') return 0;
+    i++;
+    for (int k = 0; k < 3 && i < n && (s[i] == ' ' || s[i] == '\t'); k++) i++;
+    int b = score_at(s + i, n - i, &l);
+    if (b < 0) return 0;
+    i += l;
+    if (i < n && !is_ws(s[i]) && s[i] != '{' && s[i] != ';') return 0;
+    if (a == 1 && b == 0)
+        *res = GK_WIN_WHITE;
+    else if (a == 0 && b == 1)
+        *res = GK_WIN_BLACK;
+    else if (a == 2 && b == 2)
+        *res = GK_DRAW;
+    else
+        return 0;
+    return i;
 }
 
 #define LEX_FAIL(...) return gk_fail(err, errcap, GK_E_INVALID, __VA_ARGS__)
@@ -135,6 +170,14 @@ static int lex(lex_t *L, const char *text, size_t len, char *err, size_t errcap)
             L->tags[L->ntags] = t;
             it.kind = IT_TAG, it.tag = L->ntags++;
             if (push_item(L, &it)) LEX_FAIL("out of memory");
+            continue;
+        }
+        int res;
+        size_t rl = result_at(text + i, len - i, &res);
+        if (rl) {
+            it.kind = IT_RESULT, it.s = text + i, it.len = (int)rl;
+            if (push_item(L, &it)) LEX_FAIL("out of memory");
+            i += rl;
             continue;
         }
         size_t j = i;
@@ -535,10 +578,12 @@ int gk_record_read_all(const char *text, size_t len, const gk_rules_t *defaults,
 /* ---- results ---- */
 
 int gk_result_parse(const char *s) {
-    static const char *const r[] = {"*", "1-0", "0-1", "1/2-1/2"};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(s, r[i])) return i;
-    return -1;
+    size_t n = strlen(s);
+    while (n && is_ws(s[n - 1])) n--;
+    while (n && is_ws(*s)) s++, n--;
+    if (n == 1 && *s == '*') return GK_ONGOING;
+    int res;
+    return n && result_at(s, n, &res) == n ? res : -1;
 }
 
 const char *gk_winner_text(gk_result_t r) {
@@ -565,7 +610,8 @@ static int judge_claim(const char *where, const char *claim, const gk_pos_t *fin
     int c = gk_result_parse(claim);
     if (c < 0)
         return gk_fail(err, errcap, GK_E_INVALID,
-                       "the %s says '%s': not a result (1-0, 0-1, 1/2-1/2 or *)", where, claim);
+                       "the %s says '%s': not a result (1-0, 0-1, 1/2-1/2, ½-½, 1 - 0 or *)", where,
+                       claim);
     if (gk_over(fin) && c != GK_ONGOING && c != fin->result) {
         gk_fail(err, errcap, GK_E_INVALID, "the %s says %s but the game ended %s (%s, %s)", where,
                 claim, gk_result_text((gk_result_t)fin->result),

@@ -4,7 +4,8 @@
  *
  * A record is optional `[Tag "value"]` header lines, then the moves, numbered or not
  * (`12. e2-b5 a1-Out`, or a table `12.<TAB>e2-b5<TAB>a1-Out<TAB>a note`), comments in
- * braces or after ';', and an optional result token (1-0, 0-1, 1/2-1/2, *).  A move may
+ * braces or after ';', and an optional result token (1-0, 0-1, 1/2-1/2, *, and the
+ * spellings of gk_result_parse(): "1 - 0", "½-½"; kept as written in rec->result).  A move may
  * contain spaces (`c1 b1+`, `Move A 1 A 2`): the reader takes the shortest run of
  * words on one line that the game parses as a legal move at the current position,
  * plus a following lone "+" word.  Everything is checked against the rules: each move
@@ -84,8 +85,9 @@ int gk_record_set_tag(gk_record_t *rec, const char *name, const char *value);
 /* Position before move i (0 <= i <= nmoves), replayed from start. */
 void gk_record_pos_at(const gk_record_t *rec, int i, gk_pos_t *out);
 
-/* The meaning of a result as records write it: 1-0, 0-1, 1/2-1/2 or "*".  Returns the
- * gk_result_t ("*" is GK_ONGOING), or -1 for any other text. */
+/* The meaning of a result as records write it: 1-0, 0-1, 1/2-1/2 or ½-½ (UTF-8), with
+ * or without up to three spaces around the dash ("1 - 0", as gounki.org files write it),
+ * or "*".  Returns the gk_result_t ("*" is GK_ONGOING), or -1 for any other text. */
 int gk_result_parse(const char *s);
 
 /* How a record's game ended. */

@@ -83,6 +83,21 @@ bad "Result tag contradicts" "the Result tag says 1/2-1/2" "$(sed 's/0-1/1\/2-1\
 bad "Termination tag contradicts" "the Termination tag says capture-all but the game ended by exit" "[Termination \"capture-all\"]\n$(cat "$FIX/wikipedia.txt")\n"
 bad "NUL byte" "NUL byte" '1. a1-a2+\0\n'
 
+# Result spellings of other programs (gounki.org writes "0 - 1"): compared by meaning, kept as written.
+sed 's/^\[Result "0-1"\]/[Result "0 - 1"]/; s/^0-1$/0 - 1/' "$FIX/gounkiorg.txt" >"$T/spaced.txt"
+expect_rc "spaced Result tag and token" 0 "$GOUNKI" replay "$T/spaced.txt"
+has "spaced result: the game's result" "$T/out" "result: 0-1 (Black wins by exit) after 24 moves"
+expect_rc "spaced result: --record" 0 "$GOUNKI" replay --record "$T/spaced.txt"
+has "spaced result: tag kept as written" "$T/out" '[Result "0 - 1"]'
+has "spaced result: token kept as written" "$T/out" "12. e2-b5 a1-Out 0 - 1"
+cp "$T/out" "$T/spaced_rec.txt"
+expect_rc "spaced result: written record replays" 0 "$GOUNKI" replay "$T/spaced_rec.txt"
+printf '[Result "\xc2\xbd-\xc2\xbd"]\n1. a1-a2+ a8-b7+ 1/2 - 1/2\n' >"$T/half.txt"
+expect_rc "½-½ tag and '1/2 - 1/2' token" 0 "$GOUNKI" replay "$T/half.txt"
+has "½-½: a draw" "$T/out" "result: 1/2-1/2 (draw off the board"
+bad "spaced tag contradicts" 'the Result tag says 1 - 0 but the game ended 0-1' "$(sed 's/^\[Result "0-1"\]/[Result "1 - 0"]/' "$FIX/gounkiorg.txt")\n"
+bad "Result tag that is no result" "the Result tag says 'White': not a result" '[Result "White"]\n1. a1-a2+\n'
+
 # A record that stops early with a result is a game ended off the board: one result line.
 printf '1. a1-a2+ a8-b7+ 1-0\n' >"$T/short.txt"
 expect_rc "unfinished game with a result token" 0 "$GOUNKI" replay "$T/short.txt"
