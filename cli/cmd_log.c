@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 #include "../data/gamelog.h"
@@ -18,10 +19,12 @@ static const char help[] =
     "       gounki log stats DIR|FILE [--level L]\n"
 
     "DIR is a self-play run directory (DIR/manifest.gkm, DIR/shard-*.gkz); FILE one shard.\n"
+    "A directory or file with no game in it is an error (exit 1).\n"
     "verify  checks every frame (checksums, decompression) and every game (replayed against\n"
     "        the rules), reports torn or corrupt shards, duplicate games and, with a\n"
     "        manifest, missing games.  Exit 1 on any fault; --complete makes missing\n"
-    "        games a fault too.\n"
+    "        games a fault too.  A training run directory (gounki train --run DIR) is\n"
+    "        verified generation by generation (DIR/gen-GGG/logs).\n"
     "cat     prints the games in game-index order as text game records (docs/FORMATS.md),\n"
     "        readable one at a time by 'gounki replay'.  --index I prints game I only\n"
     "        (--game I says the same: a number is an index, not a game's name);\n"
@@ -112,6 +115,17 @@ static int write_record(FILE *f, const gl_game_t *g, bool stats) {
     return bad ? -1 : 0;
 }
 
+static int is_dir(const char *path) {
+    struct stat st;
+    return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* A `gounki train` run directory: DIR/gen-000 (docs/FORMATS.md, "Training runs"). */
+static int is_train_run(const char *path) {
+    char d[4096];
+    return snprintf(d, sizeof d, "%s/gen-000", path) < (int)sizeof d && is_dir(d);
+}
+
 typedef struct {
     gl_logset_t ls;
     gl_loc_t *loc;
@@ -123,6 +137,12 @@ static int open_logs(const char *path, bool verify, opened_t *o) {
     memset(o, 0, sizeof *o);
     if (gl_logset_open(&o->ls, path, verify, err, sizeof err)) {
         cli_error(CMD, "%s", err);
+        return CLI_FAIL;
+    }
+    if (o->ls.nshards == 0) { /* an empty directory, or a training run's top */
+        cli_error(CMD, "%s: no game logs here (no shard-*.gkz files)%s", path,
+                  is_train_run(path) ? "; a training run: its logs are in gen-GGG/logs" : "");
+        gl_logset_free(&o->ls);
         return CLI_FAIL;
     }
     if (gl_logset_locate(&o->ls, &o->loc, &o->n, err, sizeof err)) {
@@ -207,7 +227,8 @@ static uint64_t for_each_frame(const gl_logset_t *ls, frame_fn fn, void *ctx, bo
 
 /* ------------------------------------------------------------------ verify */
 
-static int log_verify(const char *path, bool complete) {
+/* Verifies one log directory or shard; *ngames gets its distinct games. */
+static int verify_logs(const char *path, bool complete, uint64_t *ngames) {
     opened_t o;
     int rc = open_logs(path, true, &o);
     if (rc) return rc;
@@ -253,9 +274,48 @@ static int log_verify(const char *path, bool complete) {
         printf("; no manifest, --complete cannot be checked");
         faults++;
     }
+    if (distinct == 0) {
+        printf("; no games");
+        faults++;
+    }
     printf("\n%s\n", faults ? "verify: FAULTS FOUND" : "verify: ok");
     close_logs(&o);
+    *ngames = distinct;
     return faults ? CLI_FAIL : CLI_OK;
+}
+
+/* A training run: the logs of each generation in turn, until the first generation
+ * directory that is missing. */
+static int verify_train(const char *dir, bool complete) {
+    int rc = CLI_OK, played = 0, bad = 0;
+    uint64_t total = 0;
+    for (int g = 0;; g++) {
+        char gd[4096], logs[4200];
+        if (snprintf(gd, sizeof gd, "%s/gen-%03d", dir, g) >= (int)sizeof gd || !is_dir(gd)) break;
+        snprintf(logs, sizeof logs, "%s/logs", gd);
+        if (!is_dir(logs)) {
+            printf("== generation %d: no logs (not played)\n", g);
+            continue;
+        }
+        printf("== generation %d: %s\n", g, logs);
+        uint64_t n = 0;
+        int r = verify_logs(logs, complete, &n);
+        played++, total += n;
+        if (r) rc = r, bad++;
+    }
+    if (played == 0) {
+        cli_error(CMD, "%s: a training run with no generation played (no gen-GGG/logs)", dir);
+        return CLI_FAIL;
+    }
+    printf("verify: training run, %d generation%s with logs, %" PRIu64 " games: %s\n", played,
+           played == 1 ? "" : "s", total, bad ? "FAULTS FOUND" : "ok");
+    return rc;
+}
+
+static int log_verify(const char *path, bool complete) {
+    uint64_t n;
+    if (is_train_run(path)) return verify_train(path, complete);
+    return verify_logs(path, complete, &n);
 }
 
 /* ------------------------------------------------------------------ cat */

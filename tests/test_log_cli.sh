@@ -72,7 +72,26 @@ expect 0 "$G" log verify --complete "$T/cut"
 # Missing or odd paths, usage errors.
 expect 1 "$G" log verify "$T/none"
 expect 1 "$G" log cat /dev/null
-: >"$T/empty.gkz"; expect 0 "$G" log verify "$T/empty.gkz"
+# Nothing to verify is an error, not "ok": an empty file, an empty directory.
+: >"$T/empty.gkz"; expect 1 "$G" log verify "$T/empty.gkz"
+grep -q 'no games' "$T/out" || fail "empty shard: $(cat "$T/out")"
+! grep -q 'verify: ok' "$T/out" || fail "empty shard said ok"
+mkdir -p "$T/emptydir"; expect 1 "$G" log verify "$T/emptydir"
+grep -q 'no game logs here (no shard-\*.gkz files)' "$T/out" || fail "empty dir: $(cat "$T/out")"
+expect 1 "$G" log cat "$T/emptydir"
+# A training run directory (gen-GGG/logs, docs/FORMATS.md): generation by generation.
+mkdir -p "$T/train/gen-000" "$T/train/gen-001" "$T/train/gen-002"
+cp -r "$T/run" "$T/train/gen-000/logs"; cp -r "$T/run" "$T/train/gen-001/logs"
+expect 0 "$G" log verify "$T/train"
+grep -q '^== generation 1: .*gen-001/logs' "$T/out" || fail "train run: $(cat "$T/out")"
+grep -q '^== generation 2: no logs' "$T/out" || fail "train run: gen 2 not named"
+grep -q '^verify: training run, 2 generations with logs, 16 games: ok' "$T/out" || fail "train run summary: $(tail -1 "$T/out")"
+expect 1 "$G" log cat "$T/train"
+grep -q 'a training run: its logs are in gen-GGG/logs' "$T/out" || fail "cat of a train run: $(cat "$T/out")"
+f=$(damaged flip3); printf '\x55' | dd of="$f" bs=1 seek=$((size / 3)) conv=notrunc status=none
+rm -rf "$T/train/gen-001/logs"; cp -r "$T/flip3" "$T/train/gen-001/logs"
+expect 1 "$G" log verify "$T/train"
+grep -q '^verify: training run, 2 generations with logs, .*FAULTS FOUND' "$T/out" || fail "train run fault: $(tail -1 "$T/out")"
 expect 2 "$G" log
 expect 2 "$G" log frobnicate "$T/run"
 expect 2 "$G" log verify "$T/run" --game 3

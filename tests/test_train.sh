@@ -44,6 +44,14 @@ grep -q "</svg>" "$T/ref/ladder.svg" || {
     fail=1
 }
 
+# the run's logs, generation by generation (not "ok" about an empty top directory)
+if ! "$G" log verify "$T/ref" >"$T/verify.out" 2>&1 ||
+    ! grep -q '^verify: training run, 2 generations with logs, .*: ok' "$T/verify.out"; then
+    echo "FAIL: log verify of the training run:" >&2
+    tail -3 "$T/verify.out" >&2
+    fail=1
+fi
+
 # 2. the same run killed at several moments, resumed each time
 for delay in 0.5 1.5 2.5; do
     setsid "${MPI[@]}" "$G" train --run "$T/kill" "${ARGS[@]}" >"$T/kill.out" 2>&1 &
