@@ -276,8 +276,7 @@ int gk_record_push(gk_record_t *rec, const gk_action_t *seq, int n) {
     }
     rec->nmoves++;
     rec->move_start[rec->nmoves] = used + n;
-    gk_hist_push(rec->hist, &rec->final);
-    gk_hist_check_repetition(rec->hist, &rec->final);
+    gk_end_turn(&rec->final, rec->hist);
     return 0;
 }
 
@@ -345,9 +344,9 @@ static int apply_tags(gk_record_t *rec, const gk_rules_t *defaults, char *err, s
     if ((v = gk_record_tag(rec, "MaxPlies"))) {
         char *end;
         long m = strtol(v, &end, 10);
-        if (!*v || *end || m < 0 || m > 65535)
-            return gk_fail(err, errcap, GK_E_INVALID, "tag MaxPlies: '%s' is not a number 0..65535",
-                           v);
+        if (!*v || *end || m < 0 || m > GK_MAX_PLY_LIMIT)
+            return gk_fail(err, errcap, GK_E_INVALID, "tag MaxPlies: '%s' is not a number 0..%d", v,
+                           GK_MAX_PLY_LIMIT);
         r.max_plies = (uint16_t)m;
     }
     gk_pos_t p;

@@ -117,6 +117,12 @@ bad "token and tag disagree" "the result token says 1-0 but the Result tag says 
 bad "rules ending not reached" "the Termination tag says exit but the rules have not ended the game after ply 2" '[Termination "exit"]\n1. a1-a2+ a8-b7+ 1-0\n'
 bad "resigned into a draw" "the Termination tag says resign but the result is a draw" '[Termination "resign"]\n1. a1-a2+ a8-b7+ 1/2-1/2\n'
 
+# Ply limits the repetition history holds (0..4095), the range in the error.
+expect_rc "--max-plies 4095" 0 "$GOUNKI" replay --quiet --max-plies 4095 "$T/short.txt"
+expect_rc "--max-plies 65535 refused" 2 "$GOUNKI" replay --max-plies 65535 "$T/short.txt"
+has "--max-plies range" "$T/err" "out of range [0, 4095]"
+bad "MaxPlies tag beyond the history" "tag MaxPlies: '5000' is not a number 0..4095" '[MaxPlies "5000"]\n1. a1-a2+\n'
+
 # Usage errors.
 expect_rc "no file" 2 "$GOUNKI" replay
 expect_rc "missing file" 1 "$GOUNKI" replay "$T/nope.txt"

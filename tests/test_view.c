@@ -635,7 +635,7 @@ static int write_random_page(const char *dir, const char *name, int game, int pl
             if (list[i] != a) ch[nc++] = (gl_child_t){list[i], 200u >> st[n].ntop++};
         st[n].ntop++;
         act[n++] = a;
-        gl_play(&p, &hist, a);
+        gk_play_turn(&p, &hist, a);
     }
     g.action = act;
     g.nactions = n;
