@@ -667,7 +667,19 @@ static int write_tag(FILE *f, const char *name, const char *value) {
     return fputs("\"]\n", f) == EOF ? -1 : 0;
 }
 
+/* Writes " {note}" with the braces a comment cannot hold left out. */
+static int write_note(FILE *f, const char *note) {
+    if (fputs(" {", f) == EOF) return -1;
+    for (const char *c = note; *c; c++)
+        if (*c != '{' && *c != '}' && fputc(*c, f) == EOF) return -1;
+    return fputc('}', f) == EOF ? -1 : 0;
+}
+
 int gk_record_write(const gk_record_t *rec, FILE *f) {
+    return gk_record_write_notes(rec, NULL, f);
+}
+
+int gk_record_write_notes(const gk_record_t *rec, const char *const *note, FILE *f) {
     const gk_game_t *g = gk_game_of(&rec->start);
     if (write_tag(f, "Game", g->name)) return -1;
     if (rec->start.variant && write_tag(f, "Variant", g->variants[rec->start.variant])) return -1;
@@ -705,6 +717,7 @@ int gk_record_write(const gk_record_t *rec, FILE *f) {
         else
             rc = fprintf(f, " %s", t);
         if (rc < 0) return -1;
+        if (note && note[m] && note[m][0] && write_note(f, note[m])) return -1;
         for (int i = 0; i < n; i++) g->play(&p, seq[i]);
     }
     const char *res = rec->result[0] ? rec->result : "*";

@@ -119,5 +119,8 @@ const char *gk_winner_text(gk_result_t r);
  * game's result).  gk_record_read() reads it back to the same
  * moves.  Returns 0 or -1 on a write error. */
 int gk_record_write(const gk_record_t *rec, FILE *f);
+/* The same with note[m] (NULL or "" for none) as a {comment} after move m, m <
+ * rec->nmoves; braces in a note are left out.  note may be NULL. */
+int gk_record_write_notes(const gk_record_t *rec, const char *const *note, FILE *f);
 
 #endif

@@ -1,6 +1,7 @@
 #!/bin/bash
 # tests/test_view_browser.sh -- the pictures in a real browser: headless Chromium loads the game
-# pages (gounki replay --html of a Gounki and a Gobs record, self-play log pages with search
+# pages (gounki replay --html of a Gounki and a Gobs record, gounki log export --html of a
+# self-play game, self-play log pages with search
 # statistics, the training page and a sample game linked from it); the DOM after the scripts ran
 # must show the number of plies, the move list, the position at the ply asked for in the address,
 # its pieces, and no script error; a broken page must report its error in the DOM; screenshots
@@ -95,6 +96,16 @@ got=$(grep -o '<code id="gv-pos">[^<]*' "$T/gobs.dom" | sed 's/.*>//')
 n=$(grep -o '<use href="#gb-' "$T/gobs.dom" | wc -l)
 [ "$n" = "$(pieces "$final" gobs)" ] || bad "gobs: $n discs drawn, expected $(pieces "$final" gobs)"
 grep -q "Gobs (short rules)" "$T/gobs.dom" || bad "gobs: the variant is not named"
+
+# 2b. A self-play game through gounki log export --html: the search panel at ply 4.
+"$G" selfplay --games 1 --playouts 16 --seed 3 --quiet --out "$T/sp" >"$T/sp2.out" 2>&1 ||
+    bad "self-play failed: $(tail -3 "$T/sp2.out")"
+"$G" log export "$T/sp" --game 0 --html "$T/export.html" 2>/dev/null || bad "log export --html failed"
+plies=$("$G" log cat "$T/sp" --game 0 | "$G" replay - | grep -c '^ply ')
+dom "$T/export.html#ply=4" "$T/export.dom"
+check_page "$T/export.dom" "$plies" 4
+grep -q '<table class="top">' "$T/export.dom" || bad "log export --html: no top moves at ply 4"
+grep -q 'Self-play game 0' "$T/export.dom" || bad "log export --html: no title"
 
 # 3. Self-play log pages with statistics: the search panel and the value graph.
 "$BUILD/tests/test_view" --write "$T" >"$T/write.out" || bad "test_view --write failed"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/test_view_cli.sh -- `gounki show --svg/--png` and `gounki replay --html`: the files come
+# tests/test_view_cli.sh -- `show --svg/--png`, `replay --html`, `log export --html`: files come
 # out (SVG to a file or standard output, PNG through rsvg-convert), and bad input, a missing
 # rsvg-convert or an unwritable path give a one-line error, a non-zero exit and no file.
 set -u
@@ -69,6 +69,24 @@ sed 's/c5\*d5,e5,f6/c5*d5,e5,f7/' "$WIKI" >"$T/badrec.txt"
 expect 1 "ply 9" "$G" replay "$T/badrec.txt" --quiet --html "$T/bad.html"
 [ -e "$T/bad.html" ] && bad "a page was written for a bad record"
 expect 1 "no/such/dir" "$G" replay "$WIKI" --quiet --html "$T/no/such/dir/w.html"
+ls "$T" | grep -q '\.tmp' && bad "a temporary file was left behind"
+
+# log export --html: the page of one self-play game with its search statistics.
+export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+"$G" selfplay --games 2 --playouts 20 --seed 5 --quiet --out "$T/sp" >/dev/null 2>&1 || bad "selfplay failed"
+"$G" log export "$T/sp" --game 1 --html "$T/g1.html" 2>"$T/err" || bad "log export --html failed: $(cat "$T/err")"
+grep -q '<!DOCTYPE html>' "$T/g1.html" || bad "g1.html is not a page"
+plies=$("$G" log cat "$T/sp" --game 1 | "$G" replay - | grep -c '^ply ')
+[ "$(grep -o '{"m":' "$T/g1.html" | wc -l)" = "$plies" ] || bad "g1.html does not hold the game's $plies plies"
+grep -q '"v":' "$T/g1.html" && grep -q '"t":' "$T/g1.html" || bad "g1.html lacks the search statistics"
+grep -q 'Self-play game 1' "$T/g1.html" || bad "g1.html is not titled by the game's index"
+expect 2 "give --game I" "$G" log export "$T/sp" --html "$T/all.html"
+[ -e "$T/all.html" ] && bad "a page was written without --game"
+expect 2 "no --out" "$G" log export "$T/sp" --game 1 --html "$T/x.html" --out "$T/x.txt"
+expect 1 "no game 7" "$G" log export "$T/sp" --game 7 --html "$T/g7.html"
+[ -e "$T/g7.html" ] && bad "a page was written for a game the log does not hold"
+expect 1 "no/such/dir" "$G" log export "$T/sp" --game 1 --html "$T/no/such/dir/g.html"
 ls "$T" | grep -q '\.tmp' && bad "a temporary file was left behind"
 
 ((fail)) && exit 1
