@@ -55,7 +55,8 @@ static void usage(FILE *f) {
           "the tuner (as for 'gounki tune'):\n",
           f);
     cli_tune_help(f);
-    fputs("\nOutput: DIR/report.txt (table), DIR/ladder.svg (plot), DIR/state.txt (resume),\n"
+    fputs("\nOutput: DIR/report.txt (table), DIR/ladder.svg (plot), DIR/report.html (the\n"
+          "page, with sample games of each generation in DIR/games/), DIR/state.txt (resume),\n"
           "DIR/gen-GGG/{logs,weights.txt,match.txt}.\n",
           f);
 }

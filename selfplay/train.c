@@ -502,9 +502,9 @@ int train_run(const train_opts_t *o, char *err, size_t errcap) {
         printf("\n");
         rc = train_report(o->dir, s, stdout, err, errcap);
         if (!rc)
-            printf("plot: %s/ladder.svg\nreport: %s/report.txt\nbest weights: "
-                   "%s/gen-%03d/weights.txt\n",
-                   o->dir, o->dir, o->dir, s->gen[s->ngen - 1].best_after);
+            printf("plot: %s/ladder.svg\nreport: %s/report.txt\npage: %s/report.html\nbest "
+                   "weights: %s/gen-%03d/weights.txt\n",
+                   o->dir, o->dir, o->dir, o->dir, s->gen[s->ngen - 1].best_after);
     }
     free(s);
     return rc;

@@ -1,14 +1,19 @@
 /* selfplay/train_report.c -- the training run's report table and Elo ladder plot (train.h).
- * DIR/report.txt is the table, DIR/ladder.svg the plot, both rewritten after every step. */
+ * DIR/report.txt is the table, DIR/ladder.svg the plot, DIR/report.html the page (with
+ * DIR/games/, sample games of each generation), all rewritten after every step. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../common/files.h"
 #include "../common/status.h"
 #include "../common/strbuf.h"
+#include "../view/view.h"
 #include "train.h"
+
+#define SAMPLES_PER_GEN 2
 
 static void fmt_num(char *b, size_t cap, double v, const char *fmt) {
     if (isnan(v))
@@ -251,6 +256,83 @@ static int write_text(const char *dir, const char *name, const gk_sb_t *b, char 
     return gk_write_atomic(path, b->p, b->n, err, errcap);
 }
 
+/* The page's numbers of generation g (view/view.h: NaN where a phase has not run). */
+static view_train_gen_t view_gen(const train_state_t *s, int g, const double *chain) {
+    const train_gen_t *r = &s->gen[g];
+    int tuned = g > 0 && (r->phases & TRAIN_PH_TUNE),
+        matched = g > 0 && (r->phases & TRAIN_PH_MATCH);
+    int ladder = g > 0 && r->ladder;
+    return (view_train_gen_t){
+        .promoted = g == 0 || (matched && r->promoted),
+        .best_after = r->best_after,
+        .games = (double)r->games,
+        .selfplay_s = g > 0 && (r->phases & TRAIN_PH_SELFPLAY) ? r->selfplay_s : 0,
+        .positions = (double)r->positions,
+        .train_before = tuned ? r->train_before : NAN,
+        .train_after = tuned ? r->train_after : NAN,
+        .val_before = tuned ? r->val_before : NAN,
+        .val_after = tuned ? r->val_after : NAN,
+        .gate_elo = matched ? r->elo : NAN,
+        .gate_lo = matched ? r->elo_lo : NAN,
+        .gate_hi = matched ? r->elo_hi : NAN,
+        .mw = (double)r->mw,
+        .md = (double)r->md,
+        .ml = (double)r->ml,
+        .ladder_elo = g == 0   ? 0
+                      : ladder ? r->lelo
+                               : NAN,
+        .ladder_lo = g == 0   ? 0
+                     : ladder ? r->lelo_lo
+                              : NAN,
+        .ladder_hi = g == 0   ? 0
+                     : ladder ? r->lelo_hi
+                              : NAN,
+        .chain_elo = chain[g],
+    };
+}
+
+/* DIR/report.html and its sample game pages.  A generation whose logs cannot be read
+ * (not played yet) has no samples; that is no error. */
+static int report_html(const char *dir, const train_state_t *s, char *err, size_t errcap) {
+    double chain[TRAIN_MAX_GENERATIONS + 1];
+    chain_elo(s, chain);
+    size_t ngen = s->ngen > 0 ? (size_t)s->ngen : 1;
+    view_train_gen_t *gen = calloc(ngen, sizeof *gen);
+    gl_game_t *samples = calloc(ngen * SAMPLES_PER_GEN, sizeof *samples);
+    int *nloaded = calloc(ngen, sizeof *nloaded);
+    int rc = GK_OK;
+    if (!gen || !samples || !nloaded)
+        rc = gk_fail(err, errcap, GK_E_NOMEM, "%s: out of memory", dir);
+    for (int g = 0; g < s->ngen && !rc; g++) {
+        gen[g] = view_gen(s, g, chain);
+        char logs[4096], e[256];
+        if (g == 0 || !(s->gen[g].phases & TRAIN_PH_SELFPLAY)) continue;
+        if (snprintf(logs, sizeof logs, "%s/gen-%03d/logs", dir, g) >= (int)sizeof logs) continue;
+        int n = 0;
+        gl_game_t *k = samples + (size_t)g * SAMPLES_PER_GEN;
+        if (view_load_samples(logs, SAMPLES_PER_GEN, k, &n, e, sizeof e) == GK_OK)
+            gen[g].sample = k, gen[g].nsamples = nloaded[g] = n;
+    }
+    if (!rc) {
+        const char *base = strrchr(dir, '/');
+        char title[512];
+        snprintf(title, sizeof title, "Training run %s", base && base[1] ? base + 1 : dir);
+        view_train_t t = {.title = title,
+                          .settings = NULL,
+                          .ngen = s->ngen,
+                          .gen = gen,
+                          .report_href = "report.txt"};
+        rc = view_train_write(dir, &t, err, errcap);
+    }
+    for (int g = 0; nloaded && g < s->ngen; g++)
+        for (int k = 0; k < nloaded[g]; k++)
+            gl_game_free(&samples[(size_t)g * SAMPLES_PER_GEN + k]);
+    free(nloaded);
+    free(samples);
+    free(gen);
+    return rc;
+}
+
 int train_report(const char *dir, const train_state_t *s, FILE *out, char *err, size_t errcap) {
     gk_sb_t b;
     gk_sb_growing(&b);
@@ -262,5 +344,6 @@ int train_report(const char *dir, const train_state_t *s, FILE *out, char *err, 
     report_svg(s, &b);
     rc = write_text(dir, "ladder.svg", &b, err, errcap);
     gk_sb_free(&b);
+    if (!rc) rc = report_html(dir, s, err, errcap);
     return rc;
 }

@@ -525,7 +525,7 @@ static void test_train_page(const char *tmp) {
                       .report_href = "report.txt"};
     char err[256], path[1024];
     CHECK(view_train_write(tmp, &t, err, sizeof err) == GK_OK);
-    snprintf(path, sizeof path, "%s/training.html", tmp);
+    snprintf(path, sizeof path, "%s/report.html", tmp);
     FILE *f = fopen(path, "rb");
     CHECK(f != NULL);
     if (f) {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/test_view_cli.sh -- `show --svg/--png`, `replay --html`, `log export --html`: files come
+# tests/test_view_cli.sh -- show --svg/--png, replay/log export --html, train's page: files come
 # out (SVG to a file or standard output, PNG through rsvg-convert), and bad input, a missing
 # rsvg-convert or an unwritable path give a one-line error, a non-zero exit and no file.
 set -u
@@ -88,6 +88,22 @@ expect 1 "no game 7" "$G" log export "$T/sp" --game 7 --html "$T/g7.html"
 [ -e "$T/g7.html" ] && bad "a page was written for a game the log does not hold"
 expect 1 "no/such/dir" "$G" log export "$T/sp" --game 1 --html "$T/no/such/dir/g.html"
 ls "$T" | grep -q '\.tmp' && bad "a temporary file was left behind"
+
+# gounki train: report.html beside report.txt, linking sample games of each generation.
+"$G" train --run "$T/tr" --generations 2 --games 8 --playouts 16 --match-games 4 --ladder-games 4 \
+    --window 1 --threads 1 --min-positions 50 --from "$SRC/tests/fixtures/tune/gounki-material.txt" \
+    --quiet >"$T/tr.out" 2>&1 || bad "train failed: $(tail -3 "$T/tr.out")"
+grep -q "^page: $T/tr/report.html" "$T/tr.out" || bad "train does not name its page"
+grep -q '<!DOCTYPE html>' "$T/tr/report.html" || bad "no report.html beside report.txt"
+grep -q "href='report.txt'" "$T/tr/report.html" || bad "report.html does not link report.txt"
+for g in 001 002; do
+    links=$(grep -o "href='games/gen-$g-game-[0-9]*.html'" "$T/tr/report.html" | sort -u | wc -l)
+    [ "$links" = 2 ] || bad "report.html links $links sample games of generation $g, expected 2"
+    for f in "$T"/tr/games/gen-$g-game-*.html; do
+        grep -q '"v":' "$f" || bad "$f: a sample page without search statistics"
+    done
+done
+ls "$T/tr" "$T/tr/games" | grep -q '\.tmp' && bad "train left a temporary file"
 
 ((fail)) && exit 1
 echo "view CLI checks passed"

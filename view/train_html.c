@@ -325,7 +325,7 @@ int view_train_write(const char *dir, const view_train_t *t, char *err, size_t e
         }
     if (!rc) {
         b.n = 0;
-        if (gk_path_join(path, sizeof path, dir, "training.html"))
+        if (gk_path_join(path, sizeof path, dir, "report.html"))
             rc = gk_fail(err, errcap, GK_E_INVALID, "%s: path too long", gk_path_shown(dir));
         else if (!(rc = view_train_html(&b, t, err, errcap)))
             rc = view_write(path, &b, err, errcap);
