@@ -103,9 +103,14 @@ enum {
     TRAIN_PH_ALL = 15
 };
 
+#define TRAIN_SETTINGS_MAX 1024
+
 typedef struct train_state {
     uint64_t fingerprint; /* of the settings that decide the games */
-    int ngen;             /* records gen[0 .. ngen-1]; gen[0] is the start */
+    /* The settings text fingerprinted, so that a refused resume can name the setting that
+     * differs; "" in the state files of older runs. */
+    char settings[TRAIN_SETTINGS_MAX];
+    int ngen; /* records gen[0 .. ngen-1]; gen[0] is the start */
     train_gen_t gen[TRAIN_MAX_GENERATIONS + 1];
 } train_state_t;
 
