@@ -104,6 +104,19 @@ for g in 001 002; do
     done
 done
 ls "$T/tr" "$T/tr/games" | grep -q '\.tmp' && bad "train left a temporary file"
+# its ladder plot (ladder.svg and the page): tick labels without exponents (a run that
+# promoted nothing used to print -5.551e-17), a mark per rejected candidate, arrows on
+# infinite bounds
+rejected=$(awk 'NR > 2 && $1 ~ /^[0-9]+$/ && / no +/' "$T/tr/report.txt" | wc -l)
+infs=$(awk 'NR > 2 && $1 ~ /^[0-9]+$/' "$T/tr/report.txt" | grep -c 'inf')
+grep -o "font-size='11'>[^<]*<" "$T/tr/ladder.svg" | grep -q 'e-[0-9]' && bad "ladder.svg: a tick label with an exponent"
+[ "$(grep -o "class='rejected'" "$T/tr/ladder.svg" | wc -l)" = "$rejected" ] ||
+    bad "ladder.svg: not one mark per rejected candidate ($rejected)"
+[ "$(sed -n '/<svg/,/<\/svg>/p' "$T/tr/report.html" | grep -o "class='rejected'" | wc -l)" -ge "$rejected" ] ||
+    bad "report.html: the ladder lacks the rejected candidates"
+if [ "$infs" -gt 0 ]; then
+    grep -q "class='inf'" "$T/tr/ladder.svg" || bad "ladder.svg: an infinite bound is not marked"
+fi
 
 ((fail)) && exit 1
 echo "view CLI checks passed"
