@@ -1,4 +1,4 @@
-/* view/plot.c -- a small SVG plotter: axes, grid, polylines (see view_int.h). */
+/* view/plot.c -- a small SVG plotter: axes, grid, polylines, interval bars (see view_int.h). */
 #include <math.h>
 #include <stdio.h>
 
