@@ -4,24 +4,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
+#include "../common/files.h"
 #include "../data/gamelog.h"
 #include "../games/record.h"
+#include "../view/view.h"
 #include "cli.h"
+#include "log_export.h"
 
-const char cmd_log_summary[] = "check, print and measure self-play game logs (verify, cat, stats)";
+const char cmd_log_summary[] =
+    "check, print, measure and export self-play game logs (verify, cat, stats, export)";
 
 static const char help[] =
     "usage: gounki log verify DIR|FILE [--complete]\n"
     "       gounki log cat DIR|FILE [--index I] [--stats]\n"
     "       gounki log stats DIR|FILE [--level L]\n"
+    "       gounki log export DIR|FILE [--game I] [--format record|json] [--out FILE]\n"
+    "       gounki log export DIR|FILE --game I --html OUT\n"
 
     "DIR is a self-play run directory (DIR/manifest.gkm, DIR/shard-*.gkz); FILE one shard.\n"
+    "A directory or file with no game in it is an error (exit 1).\n"
     "verify  checks every frame (checksums, decompression) and every game (replayed against\n"
     "        the rules), reports torn or corrupt shards, duplicate games and, with a\n"
     "        manifest, missing games.  Exit 1 on any fault; --complete makes missing\n"
-    "        games a fault too.\n"
+    "        games a fault too.  A training run directory (gounki train --run DIR) is\n"
+    "        verified generation by generation (DIR/gen-GGG/logs).\n"
     "cat     prints the games in game-index order as text game records (docs/FORMATS.md),\n"
     "        readable one at a time by 'gounki replay'.  --index I prints game I only\n"
     "        (--game I says the same: a number is an index, not a game's name);\n"
@@ -29,7 +38,13 @@ static const char help[] =
     "stats   games, results by colour, terminations, lengths, false resignations, and the\n"
     "        bytes per game and per action of the log against the alternatives: without\n"
     "        statistics, with raw 32-bit actions, and zstd on the text records\n"
-    "        (each compressed by frame at level L, default 9).\n";
+    "        (each compressed by frame at level L, default 9).\n"
+    "export  writes the games (or game I) for other programs, to standard output or\n"
+    "        atomically to --out FILE: as game records (the default; what 'gounki replay'\n"
+    "        reads) with each move's root value and visits as {comments}, or with\n"
+    "        --format json as JSON lines, one game a line (moves, result, and per action\n"
+    "        its value, visits and most visited children; docs/FORMATS.md).  --html OUT\n"
+    "        writes game I as one self-contained HTML page that steps through it.\n";
 
 #define CMD "log"
 
@@ -39,77 +54,15 @@ static const char *status_text(int st) {
     return st == GL_SHARD_OK ? "ok" : st == GL_SHARD_TORN ? "torn" : "corrupt";
 }
 
-/* Cuts g's actions into turns and writes a text record to f.  Returns 0 or -1. */
-static int write_record(FILE *f, const gl_game_t *g, bool stats) {
-    gk_record_t rec;
-    if (gk_record_init(&rec, &g->rules)) return -1;
-    char v[GK_TAG_VALUE_MAX];
-    int bad = 0;
-    snprintf(v, sizeof v, "gounki selfplay");
-    bad |= gk_record_set_tag(&rec, "Event", v);
-    snprintf(v, sizeof v, "%" PRIu64, g->index);
-    bad |= gk_record_set_tag(&rec, "Round", v);
-    snprintf(v, sizeof v, "gounki %s", g->engine);
-    bad |= gk_record_set_tag(&rec, "White", v);
-    bad |= gk_record_set_tag(&rec, "Black", v);
-    bad |= gk_record_set_tag(&rec, "Result", gk_result_text((gk_result_t)g->result));
-    bad |= gk_record_set_tag(&rec, "Termination", gk_reason_text((gk_reason_t)g->reason));
-    snprintf(v, sizeof v, "%016" PRIx64, g->seed);
-    bad |= gk_record_set_tag(&rec, "Seed", v);
-    snprintf(v, sizeof v, "%016" PRIx64, g->weights_hash);
-    bad |= gk_record_set_tag(&rec, "Weights", v);
-    if (g->set.playouts)
-        snprintf(v, sizeof v, "playouts %u", g->set.playouts);
-    else
-        snprintf(v, sizeof v, "time %u ms", g->set.time_ms);
-    bad |= gk_record_set_tag(&rec, "Search", v);
-    if (g->resign_at) {
-        snprintf(v, sizeof v, "%s before action %u%s", g->resign_side ? "Black" : "White",
-                 g->resign_at, g->flags & GL_FLAG_PLAYOUT ? " (played out)" : "");
-        bad |= gk_record_set_tag(&rec, "Resign", v);
-    }
-    gk_pos_t p;
-    gk_game_by_id(g->rules.game)->setup(&p, &g->rules);
-    uint32_t start = 0;
-    for (uint32_t i = 0; i < g->nactions && !bad; i++) {
-        gk_play(&p, g->action[i]);
-        if (p.in_turn == 0 || gk_over(&p)) {
-            if (gk_record_push(&rec, g->action + start, (int)(i + 1 - start))) bad = 1;
-            start = i + 1;
-        }
-    }
-    /* A resignation in the middle of a Gobs turn leaves actions that are no complete move. */
-    if (start < g->nactions) {
-        snprintf(v, sizeof v, "%u actions of an unfinished turn left out", g->nactions - start);
-        bad |= gk_record_set_tag(&rec, "Annotation", v);
-    }
-    snprintf(rec.result, sizeof rec.result, "%s", gk_result_text((gk_result_t)g->result));
-    if (!bad && gk_record_write(&rec, f)) bad = 1;
-    if (!bad && stats && g->has_stats) {
-        const gk_game_t *G = gk_game_by_id(g->rules.game);
-        G->setup(&p, &g->rules);
-        for (uint32_t i = 0; i < g->nactions && !bad; i++) {
-            const gl_ply_t *pl = &g->ply[i];
-            char t[GK_MOVE_TEXT_MAX];
-            if (G->action_text(&p, g->action[i], t, sizeof t) < 0) snprintf(t, sizeof t, "?");
-            if (fprintf(f, "; %u turn %u %s %s: %s", i + 1, p.ply + 1,
-                        p.stm == GK_WHITE ? "White" : "Black", t, gl_ply_kind_text(pl->kind)) < 0)
-                bad = 1;
-            if (pl->kind == GL_PLY_SEARCH) {
-                fprintf(f, " visits %u value %+.4f legal %u top", pl->visits, (double)pl->value,
-                        pl->nlegal);
-                for (int k = 0; k < pl->ntop; k++) {
-                    const gl_child_t *ch = &g->child[pl->first + (uint32_t)k];
-                    if (G->action_text(&p, ch->action, t, sizeof t) < 0) snprintf(t, sizeof t, "?");
-                    fprintf(f, " %s=%u", t, ch->visits);
-                }
-            }
-            if (fputc('\n', f) == EOF) bad = 1;
-            gk_play(&p, g->action[i]);
-        }
-    }
-    gk_record_free(&rec);
-    return bad ? -1 : 0;
+static int is_dir(const char *path) {
+    struct stat st;
+    return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* A `gounki train` run directory: DIR/gen-000 (docs/FORMATS.md, "Training runs"). */
+static int is_train_run(const char *path) {
+    char d[4096];
+    return snprintf(d, sizeof d, "%s/gen-000", path) < (int)sizeof d && is_dir(d);
 }
 
 typedef struct {
@@ -123,6 +76,12 @@ static int open_logs(const char *path, bool verify, opened_t *o) {
     memset(o, 0, sizeof *o);
     if (gl_logset_open(&o->ls, path, verify, err, sizeof err)) {
         cli_error(CMD, "%s", err);
+        return CLI_FAIL;
+    }
+    if (o->ls.nshards == 0) { /* an empty directory, or a training run's top */
+        cli_error(CMD, "%s: no game logs here (no shard-*.gkz files)%s", path,
+                  is_train_run(path) ? "; a training run: its logs are in gen-GGG/logs" : "");
+        gl_logset_free(&o->ls);
         return CLI_FAIL;
     }
     if (gl_logset_locate(&o->ls, &o->loc, &o->n, err, sizeof err)) {
@@ -207,7 +166,8 @@ static uint64_t for_each_frame(const gl_logset_t *ls, frame_fn fn, void *ctx, bo
 
 /* ------------------------------------------------------------------ verify */
 
-static int log_verify(const char *path, bool complete) {
+/* Verifies one log directory or shard; *ngames gets its distinct games. */
+static int verify_logs(const char *path, bool complete, uint64_t *ngames) {
     opened_t o;
     int rc = open_logs(path, true, &o);
     if (rc) return rc;
@@ -253,14 +213,73 @@ static int log_verify(const char *path, bool complete) {
         printf("; no manifest, --complete cannot be checked");
         faults++;
     }
+    if (distinct == 0) {
+        printf("; no games");
+        faults++;
+    }
     printf("\n%s\n", faults ? "verify: FAULTS FOUND" : "verify: ok");
     close_logs(&o);
+    *ngames = distinct;
     return faults ? CLI_FAIL : CLI_OK;
 }
 
-/* ------------------------------------------------------------------ cat */
+/* A training run: the logs of each generation in turn, until the first generation
+ * directory that is missing. */
+static int verify_train(const char *dir, bool complete) {
+    int rc = CLI_OK, played = 0, bad = 0;
+    uint64_t total = 0;
+    for (int g = 0;; g++) {
+        char gd[4096], logs[4200];
+        if (snprintf(gd, sizeof gd, "%s/gen-%03d", dir, g) >= (int)sizeof gd || !is_dir(gd)) break;
+        snprintf(logs, sizeof logs, "%s/logs", gd);
+        if (!is_dir(logs)) {
+            printf("== generation %d: no logs (not played)\n", g);
+            continue;
+        }
+        printf("== generation %d: %s\n", g, logs);
+        uint64_t n = 0;
+        int r = verify_logs(logs, complete, &n);
+        played++, total += n;
+        if (r) rc = r, bad++;
+    }
+    if (played == 0) {
+        cli_error(CMD, "%s: a training run with no generation played (no gen-GGG/logs)", dir);
+        return CLI_FAIL;
+    }
+    printf("verify: training run, %d generation%s with logs, %" PRIu64 " games: %s\n", played,
+           played == 1 ? "" : "s", total, bad ? "FAULTS FOUND" : "ok");
+    return rc;
+}
 
-static int log_cat(const char *path, bool one, uint64_t which, bool stats) {
+static int log_verify(const char *path, bool complete) {
+    uint64_t n;
+    if (is_train_run(path)) return verify_train(path, complete);
+    return verify_logs(path, complete, &n);
+}
+
+/* ------------------------------------------------------------------ cat, export */
+
+typedef enum { OUT_RECORD, OUT_RECORD_STATS, OUT_RECORD_NOTES, OUT_JSON, OUT_HTML } out_kind_t;
+
+typedef struct {
+    bool one;       /* --index I / --game I */
+    uint64_t which; /* I */
+    out_kind_t kind;
+    const char *out; /* --out FILE or --html OUT; NULL: standard output */
+} emit_t;
+
+/* Writes game g as e asks to f (records separated by a blank line). */
+static int emit_game(const emit_t *e, FILE *f, const gl_game_t *g, bool first) {
+    if (e->kind == OUT_JSON) return log_write_json(f, g);
+    if (!first && fputc('\n', f) == EOF) return -1;
+    return log_write_record(f, g,
+                            e->kind == OUT_RECORD_STATS   ? LOG_RECORD_STATS
+                            : e->kind == OUT_RECORD_NOTES ? LOG_RECORD_NOTES
+                                                          : LOG_RECORD_PLAIN);
+}
+
+/* The games of path in game-index order (a duplicate once), or game e->which. */
+static int log_games(const char *path, const emit_t *e) {
     opened_t o;
     int rc = open_logs(path, false, &o);
     if (rc) return rc;
@@ -275,30 +294,55 @@ static int log_cat(const char *path, bool one, uint64_t which, bool stats) {
         close_logs(&o);
         return CLI_FAIL;
     }
+    gk_afile_t af = {0};
+    FILE *f = stdout;
+    if (e->out && e->kind != OUT_HTML) {
+        if (gk_afile_open(&af, e->out, err, sizeof err)) {
+            cli_error(CMD, "--out: %s", err);
+            gl_reader_free(r);
+            close_logs(&o);
+            return CLI_FAIL;
+        }
+        f = af.f;
+    }
     gl_game_t g;
     gl_game_init(&g);
     bool found = false, first = true;
-    rc = CLI_OK;
+    uint64_t written = 0;
     for (uint64_t i = 0; i < o.n && rc == CLI_OK; i++) {
         if (i && o.loc[i].index == o.loc[i - 1].index) continue; /* a duplicate: once */
-        if (one && o.loc[i].index != which) continue;
+        if (e->one && o.loc[i].index != e->which) continue;
         found = true;
         if (gl_reader_get(r, &o.loc[i], &g, err, sizeof err)) {
             cli_error(CMD, "%s", err);
             rc = CLI_FAIL;
-            break;
-        }
-        if (!first) putchar('\n');
-        first = false;
-        if (write_record(stdout, &g, stats)) {
-            cli_error(CMD, "game %" PRIu64 ": cannot write its record", g.index);
+        } else if (e->kind == OUT_HTML) {
+            if (view_gamelog_write(e->out, &g, NULL, err, sizeof err)) {
+                cli_error(CMD, "--html: game %" PRIu64 ": %s", g.index, err);
+                rc = CLI_FAIL;
+            }
+        } else if (emit_game(e, f, &g, first)) {
+            cli_error(CMD, "game %" PRIu64 ": cannot write it%s%s", g.index, e->out ? " to " : "",
+                      e->out ? e->out : "");
             rc = CLI_FAIL;
         }
+        first = false;
+        written++;
     }
-    if (rc == CLI_OK && one && !found) {
-        cli_error(CMD, "no game %" PRIu64 " in %s", which, path);
+    if (rc == CLI_OK && e->one && !found) {
+        cli_error(CMD, "no game %" PRIu64 " in %s", e->which, path);
         rc = CLI_FAIL;
     }
+    if (af.f) {
+        if (rc == CLI_OK && gk_afile_commit(&af, err, sizeof err)) {
+            cli_error(CMD, "--out: %s", err);
+            rc = CLI_FAIL;
+        }
+        gk_afile_abort(&af); /* after a failure: no partial file is left */
+    }
+    if (rc == CLI_OK && e->out)
+        fprintf(stderr, "gounki log: wrote %s (%" PRIu64 " game%s)\n", e->out, written,
+                written == 1 ? "" : "s");
     gl_game_free(&g);
     gl_reader_free(r);
     close_logs(&o);
@@ -393,7 +437,7 @@ static int stats_frame(void *ctx, const gl_frame_t *f, const gl_buf_t *payload, 
         if (gl_encode_game(g, GL_CODE_INDEX, false, &nostats, err, sizeof err) ||
             gl_encode_game(g, GL_CODE_RAW, true, &raw, err, sizeof err) ||
             gl_encode_game(g, GL_CODE_RAW, false, &rawns, err, sizeof err) ||
-            write_record(t, g, true) || write_record(tn, g, false))
+            log_write_record(t, g, LOG_RECORD_STATS) || log_write_record(tn, g, LOG_RECORD_PLAIN))
             bad = 1;
     }
     if (t) fclose(t);
@@ -516,16 +560,52 @@ static int log_stats(const char *path, int level) {
 
 /* ------------------------------------------------------------------ main */
 
+/* The subcommand's options are checked once they are all known. */
+typedef struct {
+    bool stats, complete, format_set;
+    const char *out, *html;
+} log_flags_t;
+
+static int run_sub(const char *sub, const char *path, const log_flags_t *fl, emit_t *e,
+                   long level) {
+    bool is_cat = !strcmp(sub, "cat"), is_export = !strcmp(sub, "export");
+    if ((e->one && !is_cat && !is_export) || (fl->stats && !is_cat) ||
+        (fl->complete && strcmp(sub, "verify")) ||
+        ((fl->out || fl->html || fl->format_set) && !is_export)) {
+        cli_error(CMD, "an option does not apply to '%s' (see 'gounki log --help')", sub);
+        return CLI_USAGE;
+    }
+    if (!strcmp(sub, "verify")) return log_verify(path, fl->complete);
+    if (is_cat) {
+        e->kind = fl->stats ? OUT_RECORD_STATS : OUT_RECORD;
+        return log_games(path, e);
+    }
+    if (is_export) {
+        if (fl->html && (!e->one || fl->out || fl->format_set)) {
+            cli_error(CMD, "--html writes the page of one game: give --game I, and no --out "
+                           "or --format");
+            return CLI_USAGE;
+        }
+        if (fl->html) e->kind = OUT_HTML, e->out = fl->html;
+        if (!fl->html) e->out = fl->out && strcmp(fl->out, "-") ? fl->out : NULL;
+        return log_games(path, e);
+    }
+    if (!strcmp(sub, "stats")) return log_stats(path, (int)level);
+    cli_error(CMD, "unknown subcommand '%s' (verify, cat, stats, export)", sub);
+    return CLI_USAGE;
+}
+
+enum { OPT_FORMAT = 0x2001, OPT_OUT, OPT_HTML };
+
 int cmd_log(int argc, char **argv) {
-    static const struct option opts[] = {{"index", required_argument, 0, 'i'},
-                                         {"game", required_argument, 0, 'g'},
-                                         {"stats", no_argument, 0, 's'},
-                                         {"complete", no_argument, 0, 'c'},
-                                         {"level", required_argument, 0, 'l'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    uint64_t which = 0;
-    bool one = false, stats = false, complete = false;
+    static const struct option opts[] = {
+        {"index", required_argument, 0, 'i'},   {"game", required_argument, 0, 'g'},
+        {"stats", no_argument, 0, 's'},         {"complete", no_argument, 0, 'c'},
+        {"level", required_argument, 0, 'l'},   {"format", required_argument, 0, OPT_FORMAT},
+        {"out", required_argument, 0, OPT_OUT}, {"html", required_argument, 0, OPT_HTML},
+        {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+    emit_t e = {.kind = OUT_RECORD_NOTES};
+    log_flags_t fl = {0};
     long level = 9;
     int c;
     optind = 1;
@@ -543,14 +623,30 @@ int cmd_log(int argc, char **argv) {
             }
             /* fall through */
         case 'i':
-            if (cli_parse_u64(CMD, c == 'i' ? "--index" : "--game", optarg, &which))
+            if (cli_parse_u64(CMD, c == 'i' ? "--index" : "--game", optarg, &e.which))
                 return CLI_USAGE;
-            one = true;
+            e.one = true;
             break;
-        case 's': stats = true; break;
-        case 'c': complete = true; break;
+        case 's': fl.stats = true; break;
+        case 'c': fl.complete = true; break;
         case 'l':
             if (cli_parse_long(CMD, "--level", optarg, 1, 22, &level)) return CLI_USAGE;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "record") && strcmp(optarg, "json")) {
+                cli_error(CMD, "--format: '%s' is not a format (record, json)", optarg);
+                return CLI_USAGE;
+            }
+            e.kind = strcmp(optarg, "json") ? OUT_RECORD_NOTES : OUT_JSON;
+            fl.format_set = true;
+            break;
+        case OPT_OUT: fl.out = optarg; break;
+        case OPT_HTML:
+            if (!strcmp(optarg, "-")) {
+                cli_error(CMD, "--html needs a file name");
+                return CLI_USAGE;
+            }
+            fl.html = optarg;
             break;
         default: return cli_bad_option(CMD, argc, argv);
         }
@@ -559,15 +655,5 @@ int cmd_log(int argc, char **argv) {
         cli_error(CMD, "expected a subcommand and a DIR or FILE (see 'gounki log --help')");
         return CLI_USAGE;
     }
-    const char *sub = argv[optind], *path = argv[optind + 1];
-    bool is_cat = !strcmp(sub, "cat");
-    if ((one && !is_cat) || (stats && !is_cat) || (complete && strcmp(sub, "verify"))) {
-        cli_error(CMD, "an option does not apply to '%s' (see 'gounki log --help')", sub);
-        return CLI_USAGE;
-    }
-    if (!strcmp(sub, "verify")) return log_verify(path, complete);
-    if (is_cat) return log_cat(path, one, which, stats);
-    if (!strcmp(sub, "stats")) return log_stats(path, (int)level);
-    cli_error(CMD, "unknown subcommand '%s' (verify, cat, stats)", sub);
-    return CLI_USAGE;
+    return run_sub(argv[optind], argv[optind + 1], &fl, &e, level);
 }

@@ -103,11 +103,7 @@ static void play_action(game_t *g, player_t **engines, int nengines, gk_action_t
     for (int i = 0; i < nengines; i++)
         if (engines[i]) player_observe(engines[i], &g->pos, a);
     g->acts[g->nacts++] = a;
-    gk_play(&g->pos, a);
-    if (g->pos.in_turn == 0 && !gk_over(&g->pos)) {
-        gk_hist_push(&g->hist, &g->pos);
-        gk_hist_check_repetition(&g->hist, &g->pos);
-    }
+    gk_play_turn(&g->pos, &g->hist, a);
 }
 
 /* Takes back to the start of turn t. */

@@ -27,7 +27,9 @@ static void usage(FILE *f) {
           "K generations' logs (rank 0, OpenMP), play the candidate against the best in\n"
           "colour-swapped pairs, promote it when it wins, and place every promoted\n"
           "generation on an Elo ladder against generation 0.  Everything lands in DIR;\n"
-          "rerunning the same command resumes after a kill.  While rank 0 tunes and plays\n"
+          "rerunning the same command resumes after a kill; other settings are refused\n"
+          "(naming the one that differs) unless no generation had finished, which\n"
+          "restarts the run with them.  While rank 0 tunes and plays\n"
           "matches the other ranks wait in a sleeping barrier (they use no CPU).\n"
           "With Open MPI use 'mpirun --bind-to none' so that rank 0 may use their cores.\n"
           "\n"
@@ -55,7 +57,8 @@ static void usage(FILE *f) {
           "the tuner (as for 'gounki tune'):\n",
           f);
     cli_tune_help(f);
-    fputs("\nOutput: DIR/report.txt (table), DIR/ladder.svg (plot), DIR/state.txt (resume),\n"
+    fputs("\nOutput: DIR/report.txt (table), DIR/ladder.svg (plot), DIR/report.html (the\n"
+          "page, with sample games of each generation in DIR/games/), DIR/state.txt (resume),\n"
           "DIR/gen-GGG/{logs,weights.txt,match.txt}.\n",
           f);
 }

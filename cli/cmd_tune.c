@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/files.h"
 #include "../eval/eval.h"
 #include "../eval/tune.h"
 #include "../search/mcts.h"
@@ -191,6 +192,12 @@ int cmd_tune(int argc, char **argv) {
     if (rc) goto end;
     ev_weights_t start, tuned;
     char err[512];
+    /* A bad --out is found before the logs are read and the fit runs, not after. */
+    if (gk_check_writable(own.out, err, sizeof err)) {
+        cli_error(CMD, "--out: %s", err);
+        rc = CLI_FAIL;
+        goto end;
+    }
     if ((rc = cli_load_weights(CMD, "--from", own.from, rules.game, &start))) goto end;
     rc = CLI_FAIL;
     if (!own.quiet) {

@@ -113,7 +113,7 @@ int cli_pos_option(const char *cmd, cli_pos_opts_t *o, int opt, const char *arg)
     case CLI_OPT_POSITION: o->position = arg; return 1;
     case CLI_OPT_MOVES: o->moves = arg; return 1;
     case CLI_OPT_MAX_PLIES:
-        return cli_parse_long(cmd, "--max-plies", arg, 0, 65535, &o->max_plies) ? -1 : 1;
+        return cli_parse_long(cmd, "--max-plies", arg, 0, GK_MAX_PLY_LIMIT, &o->max_plies) ? -1 : 1;
     default: return 0;
     }
 }
@@ -225,10 +225,7 @@ int cli_load_position(const char *cmd, const cli_pos_opts_t *o, gk_pos_t *pos, g
             cli_error(cmd, "--moves: move %d '%s': %s", n, tok, err);
             return CLI_FAIL;
         }
-        if (hist) {
-            gk_hist_push(hist, pos);
-            gk_hist_check_repetition(hist, pos);
-        }
+        if (hist) gk_end_turn(pos, hist);
         s = e;
     }
     return 0;

@@ -153,11 +153,8 @@ int cli_view_board(const char *cmd, const cli_pos_opts_t *po, const gk_pos_t *po
 }
 
 static gk_result_t claimed(const char *token) {
-    if (!token) return GK_ONGOING;
-    if (!strcmp(token, "1-0")) return GK_WIN_WHITE;
-    if (!strcmp(token, "0-1")) return GK_WIN_BLACK;
-    if (!strcmp(token, "1/2-1/2")) return GK_DRAW;
-    return GK_ONGOING;
+    int r = token ? gk_result_parse(token) : -1;
+    return r < 0 ? GK_ONGOING : (gk_result_t)r;
 }
 
 int cli_view_write_page(const char *cmd, const char *flag, const char *path, const gk_sb_t *page) {

@@ -127,6 +127,55 @@ int gk_write_atomic(const char *path, const void *data, size_t n, char *err, siz
     return GK_OK;
 }
 
+int gk_afile_open(gk_afile_t *a, const char *path, char *err, size_t errcap) {
+    memset(a, 0, sizeof *a);
+    GK_FORWARD_IF(gk_check_writable(path, err, errcap));
+    size_t n = strlen(path) + 32;
+    a->path = strdup(path);
+    a->tmp = malloc(n);
+    if (!a->path || !a->tmp) {
+        gk_afile_abort(a);
+        return gk_fail(err, errcap, GK_E_NOMEM, "%s: out of memory", path);
+    }
+    snprintf(a->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(a->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0 || !(a->f = fdopen(fd, "w"))) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        gk_afile_abort(a);
+        return gk_fail(err, errcap, GK_E_IO, "%s: cannot write: %s", path, strerror(e));
+    }
+    return GK_OK;
+}
+
+void gk_afile_abort(gk_afile_t *a) {
+    if (a->f) fclose(a->f);
+    if (a->tmp) unlink(a->tmp);
+    free(a->path);
+    free(a->tmp);
+    memset(a, 0, sizeof *a);
+}
+
+int gk_afile_commit(gk_afile_t *a, char *err, size_t errcap) {
+    int bad = fflush(a->f) || ferror(a->f) || fsync(fileno(a->f));
+    int e = errno;
+    if (fclose(a->f) && !bad) bad = 1, e = errno;
+    a->f = NULL;
+    if (!bad && rename(a->tmp, a->path)) bad = 1, e = errno;
+    int rc = GK_OK;
+    if (bad)
+        rc = gk_fail(err, errcap, GK_E_IO, "%s: cannot write: %s", a->path, strerror(e ? e : EIO));
+    else if (gk_fsync_dir_of(a->path))
+        rc = gk_fail(err, errcap, GK_E_IO, "%s: fsync of its directory: %s", a->path,
+                     strerror(errno));
+    if (!bad) {
+        free(a->tmp); /* renamed: nothing to remove */
+        a->tmp = NULL;
+    }
+    gk_afile_abort(a);
+    return rc;
+}
+
 int gk_read_file(const char *path, size_t max, char **data, size_t *n, char *err, size_t errcap) {
     *data = NULL;
     *n = 0;

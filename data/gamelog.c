@@ -249,7 +249,7 @@ static int legal_index(const legal_t *L, gk_action_t a) {
 }
 
 /* The replay rules shared by writer and reader: play, then at the end of a turn the
- * repetition rule.  Self-play writes by the same rules (gl_play). */
+ * repetition rule (gk_play_turn), by which self-play writes too. */
 typedef struct {
     gk_pos_t pos;
     gk_hist_t hist;
@@ -261,13 +261,8 @@ static void replay_start(replay_t *r, const gk_rules_t *rules) {
     gk_hist_init(&r->hist, &r->pos);
 }
 
-void gl_play(gk_pos_t *p, gk_hist_t *h, gk_action_t a) {
-    gk_play(p, a);
-    if (p->in_turn == 0 && !gk_over(p) && gk_hist_push(h, p) == 0) gk_hist_check_repetition(h, p);
-}
-
 static void replay_play(replay_t *r, gk_action_t a) {
-    gl_play(&r->pos, &r->hist, a);
+    gk_play_turn(&r->pos, &r->hist, a);
 }
 
 static int rules_ok(const gk_rules_t *r) {

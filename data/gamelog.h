@@ -297,9 +297,4 @@ void gl_reader_free(gl_reader_t *r);
 
 const char *gl_ply_kind_text(int kind);
 
-/* Plays legal action a at p, then, when a turn has ended and the game goes on, pushes p
- * on h and applies the repetition draw: the one rule by which logs are written (self-play
- * calls it) and replayed (the decoder).  When h is full repetitions stop being checked. */
-void gl_play(gk_pos_t *p, gk_hist_t *h, gk_action_t a);
-
 #endif

@@ -189,3 +189,16 @@ bool gk_hist_check_repetition(const gk_hist_t *h, gk_pos_t *p) {
     gk_set_result(p, GK_DRAW, GK_REASON_REPETITION);
     return true;
 }
+
+void gk_end_turn(gk_pos_t *p, gk_hist_t *h) {
+    if (gk_over(p) || p->in_turn != 0) return;
+    if (gk_hist_push(h, p))
+        gk_set_result(p, GK_DRAW, GK_REASON_PLY_LIMIT); /* only without a ply limit */
+    else
+        gk_hist_check_repetition(h, p);
+}
+
+void gk_play_turn(gk_pos_t *p, gk_hist_t *h, gk_action_t a) {
+    gk_play(p, a);
+    gk_end_turn(p, h);
+}

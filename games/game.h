@@ -188,9 +188,12 @@ int gk_play_move_text(gk_pos_t *p, const char *text, char *err, size_t errcap);
 /*
  * Repetition history: hashes of the turn-boundary positions of one game, oldest first.
  * Fixed capacity so it stays plain data for self-play threads; gk_hist_push() returns
- * -1 when full (callers then stop checking repetitions, which only makes games longer).
+ * -1 when full.  It holds the start and GK_MAX_PLY_LIMIT turns: ply limits above that are
+ * refused (--max-plies, the MaxPlies tag), and a game without a limit that gets there
+ * ends as a draw by the ply limit (gk_end_turn), so repetition is never skipped.
  */
-#define GK_HIST_MAX 4096
+#define GK_HIST_MAX      4096
+#define GK_MAX_PLY_LIMIT (GK_HIST_MAX - 1)
 typedef struct gk_hist {
     int n;
     uint64_t h[GK_HIST_MAX];
@@ -203,6 +206,14 @@ int gk_hist_count(const gk_hist_t *h, uint64_t hash);
 /* After a turn has ended at p (already pushed), sets the repetition draw when p's
  * position has now occurred three times.  Returns true when it did. */
 bool gk_hist_check_repetition(const gk_hist_t *h, gk_pos_t *p);
+
+/* The turn step of every game loop (self-play, matches, play, records, logs, --moves):
+ * when p is at the end of a turn of a game that goes on, pushes p on h and applies the
+ * repetition draw; when h is full, ends the game as a draw by the ply limit.  Does
+ * nothing inside a turn or after the end. */
+void gk_end_turn(gk_pos_t *p, gk_hist_t *h);
+/* Plays legal action a at p, then gk_end_turn(). */
+void gk_play_turn(gk_pos_t *p, gk_hist_t *h, gk_action_t a);
 
 /* SplitMix64: the project's one PRNG step, for Zobrist keys and seeded play. */
 static inline uint64_t gk_splitmix64(uint64_t *state) {

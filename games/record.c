@@ -57,10 +57,45 @@ static int tag_name_ok(int c) {
 }
 
 static int is_result(const char *s, int len) {
-    static const char *const r[] = {"1-0", "0-1", "1/2-1/2", "*"};
-    for (int i = 0; i < 4; i++)
-        if ((int)strlen(r[i]) == len && !memcmp(r[i], s, (size_t)len)) return 1;
-    return 0;
+    return len == 1 && s[0] == '*';
+}
+
+/* One side's score at s: 1 (win), 0 (loss) or 2 (a half: "1/2" or UTF-8 "½"), with its
+ * length in *len; -1 when none. */
+static int score_at(const char *s, size_t n, size_t *len) {
+    if (n >= 3 && !memcmp(s, "1/2", 3)) return *len = 3, 2;
+    if (n >= 2 && !memcmp(s, "\xC2\xBD", 2)) return *len = 2, 2;
+    if (n >= 1 && (s[0] == '0' || s[0] == '1')) return *len = 1, s[0] - '0';
+    return -1;
+}
+
+/*
+ * A decisive or drawn result at s[0..n): "1-0", "0-1", "1/2-1/2" or "½-½", with up to
+ * three spaces or TABs on each side of the dash ("1 - 0": gounki.org), ending at white
+ * space, a comment or the end.  Returns its length and its meaning in *res, or 0.
+ */
+static size_t result_at(const char *s, size_t n, int *res) {
+    size_t i, l;
+    int a = score_at(s, n, &l);
+    if (a < 0) return 0;
+    i = l;
+    for (int k = 0; k < 3 && i < n && (s[i] == ' ' || s[i] == '\t'); k++) i++;
+    if (i >= n || s[i] != '-') return 0;
+    i++;
+    for (int k = 0; k < 3 && i < n && (s[i] == ' ' || s[i] == '\t'); k++) i++;
+    int b = score_at(s + i, n - i, &l);
+    if (b < 0) return 0;
+    i += l;
+    if (i < n && !is_ws(s[i]) && s[i] != '{' && s[i] != ';') return 0;
+    if (a == 1 && b == 0)
+        *res = GK_WIN_WHITE;
+    else if (a == 0 && b == 1)
+        *res = GK_WIN_BLACK;
+    else if (a == 2 && b == 2)
+        *res = GK_DRAW;
+    else
+        return 0;
+    return i;
 }
 
 #define LEX_FAIL(...) return gk_fail(err, errcap, GK_E_INVALID, __VA_ARGS__)
@@ -135,6 +170,14 @@ static int lex(lex_t *L, const char *text, size_t len, char *err, size_t errcap)
             L->tags[L->ntags] = t;
             it.kind = IT_TAG, it.tag = L->ntags++;
             if (push_item(L, &it)) LEX_FAIL("out of memory");
+            continue;
+        }
+        int res;
+        size_t rl = result_at(text + i, len - i, &res);
+        if (rl) {
+            it.kind = IT_RESULT, it.s = text + i, it.len = (int)rl;
+            if (push_item(L, &it)) LEX_FAIL("out of memory");
+            i += rl;
             continue;
         }
         size_t j = i;
@@ -233,8 +276,7 @@ int gk_record_push(gk_record_t *rec, const gk_action_t *seq, int n) {
     }
     rec->nmoves++;
     rec->move_start[rec->nmoves] = used + n;
-    gk_hist_push(rec->hist, &rec->final);
-    gk_hist_check_repetition(rec->hist, &rec->final);
+    gk_end_turn(&rec->final, rec->hist);
     return 0;
 }
 
@@ -302,9 +344,9 @@ static int apply_tags(gk_record_t *rec, const gk_rules_t *defaults, char *err, s
     if ((v = gk_record_tag(rec, "MaxPlies"))) {
         char *end;
         long m = strtol(v, &end, 10);
-        if (!*v || *end || m < 0 || m > 65535)
-            return gk_fail(err, errcap, GK_E_INVALID, "tag MaxPlies: '%s' is not a number 0..65535",
-                           v);
+        if (!*v || *end || m < 0 || m > GK_MAX_PLY_LIMIT)
+            return gk_fail(err, errcap, GK_E_INVALID, "tag MaxPlies: '%s' is not a number 0..%d", v,
+                           GK_MAX_PLY_LIMIT);
         r.max_plies = (uint16_t)m;
     }
     gk_pos_t p;
@@ -532,6 +574,88 @@ int gk_record_read_all(const char *text, size_t len, const gk_rules_t *defaults,
     return rc < 0 ? -1 : count;
 }
 
+/* ---- results ---- */
+
+int gk_result_parse(const char *s) {
+    size_t n = strlen(s);
+    while (n && is_ws(s[n - 1])) n--;
+    while (n && is_ws(*s)) s++, n--;
+    if (n == 1 && *s == '*') return GK_ONGOING;
+    int res;
+    return n && result_at(s, n, &res) == n ? res : -1;
+}
+
+const char *gk_winner_text(gk_result_t r) {
+    switch (r) {
+    case GK_WIN_WHITE: return "White wins";
+    case GK_WIN_BLACK: return "Black wins";
+    case GK_DRAW: return "draw";
+    default: return "game not over";
+    }
+}
+
+/* The endings of the rules, by their gk_reason_text names. */
+static int rules_reason(const char *t) {
+    for (int r = GK_REASON_NONE + 1; r < GK_NREASONS; r++)
+        if (r != GK_REASON_RESIGN && !strcmp(t, gk_reason_text((gk_reason_t)r))) return 1;
+    return 0;
+}
+
+/* A claim (token or tag) as a result, checked against the rules' end; -2 when it
+ * contradicts them, -1 when it is no result. */
+static int judge_claim(const char *where, const char *claim, const gk_pos_t *fin, char *err,
+                       size_t errcap) {
+    if (!claim || !*claim) return GK_ONGOING;
+    int c = gk_result_parse(claim);
+    if (c < 0)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the %s says '%s': not a result (1-0, 0-1, 1/2-1/2, ½-½, 1 - 0 or *)", where,
+                       claim);
+    if (gk_over(fin) && c != GK_ONGOING && c != fin->result) {
+        gk_fail(err, errcap, GK_E_INVALID, "the %s says %s but the game ended %s (%s, %s)", where,
+                claim, gk_result_text((gk_result_t)fin->result),
+                gk_winner_text((gk_result_t)fin->result), gk_reason_text((gk_reason_t)fin->reason));
+        return -2;
+    }
+    return c;
+}
+
+int gk_record_outcome(const gk_record_t *rec, gk_outcome_t *out, char *err, size_t errcap) {
+    memset(out, 0, sizeof *out);
+    out->final = rec->final;
+    gk_pos_t *fin = &out->final;
+    /* The rules end a game with no legal move (docs/RULES.md). */
+    if (!gk_over(fin) && gk_game_of(fin)->perft(fin, 1) == 0) gk_apply_no_move(fin);
+    const char *tag = gk_record_tag(rec, "Result"), *term = gk_record_tag(rec, "Termination");
+    int tok = judge_claim("result token", rec->result, fin, err, errcap);
+    if (tok < 0) return -1;
+    int res = judge_claim("Result tag", tag, fin, err, errcap);
+    if (res < 0) return -1;
+    if (gk_over(fin)) {
+        const char *why = gk_reason_text((gk_reason_t)fin->reason);
+        if (term && strcmp(term, why) && strcmp(term, "normal"))
+            return gk_fail(err, errcap, GK_E_INVALID,
+                           "the Termination tag says %s but the game ended by %s", term, why);
+        out->result = (gk_result_t)fin->result, out->by_rules = 1;
+        snprintf(out->how, sizeof out->how, "%s", why);
+        return 0;
+    }
+    if (tok != GK_ONGOING && res != GK_ONGOING && tok != res)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the result token says %s but the Result tag says %s", rec->result, tag);
+    out->result = (gk_result_t)(tok != GK_ONGOING ? tok : res);
+    if (term && rules_reason(term))
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the Termination tag says %s but the rules have not ended the game after "
+                       "ply %u",
+                       term, (unsigned)fin->ply);
+    if (term && !strcmp(term, "resign") && out->result == GK_DRAW)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "the Termination tag says resign but the result is a draw");
+    if (out->result != GK_ONGOING && term) snprintf(out->how, sizeof out->how, "%s", term);
+    return 0;
+}
+
 /* ---- writing ---- */
 
 static int write_tag(FILE *f, const char *name, const char *value) {
@@ -543,7 +667,19 @@ static int write_tag(FILE *f, const char *name, const char *value) {
     return fputs("\"]\n", f) == EOF ? -1 : 0;
 }
 
+/* Writes " {note}" with the braces a comment cannot hold left out. */
+static int write_note(FILE *f, const char *note) {
+    if (fputs(" {", f) == EOF) return -1;
+    for (const char *c = note; *c; c++)
+        if (*c != '{' && *c != '}' && fputc(*c, f) == EOF) return -1;
+    return fputc('}', f) == EOF ? -1 : 0;
+}
+
 int gk_record_write(const gk_record_t *rec, FILE *f) {
+    return gk_record_write_notes(rec, NULL, f);
+}
+
+int gk_record_write_notes(const gk_record_t *rec, const char *const *note, FILE *f) {
     const gk_game_t *g = gk_game_of(&rec->start);
     if (write_tag(f, "Game", g->name)) return -1;
     if (rec->start.variant && write_tag(f, "Variant", g->variants[rec->start.variant])) return -1;
@@ -581,11 +717,12 @@ int gk_record_write(const gk_record_t *rec, FILE *f) {
         else
             rc = fprintf(f, " %s", t);
         if (rc < 0) return -1;
+        if (note && note[m] && note[m][0] && write_note(f, note[m])) return -1;
         for (int i = 0; i < n; i++) g->play(&p, seq[i]);
     }
-    const char *res = gk_over(&rec->final) ? gk_result_text((gk_result_t)rec->final.result)
-                      : rec->result[0]     ? rec->result
-                                           : "*";
+    const char *res = rec->result[0] ? rec->result : "*";
+    if (gk_over(&rec->final) && gk_result_parse(res) != rec->final.result)
+        res = gk_result_text((gk_result_t)rec->final.result);
     if (fprintf(f, "%s%s\n", rec->nmoves ? " " : "", res) < 0) return -1;
     return 0;
 }

@@ -38,5 +38,5 @@ args=(--generations 6 --games 120 --playouts 100 --match-games 40 --ladder-games
 mpirun --oversubscribe --bind-to none -np 2 "$G" train --run "$tmp/run" "${args[@]}" --quiet \
     >/dev/null
 "$B/tests/test_view" --train "$tmp/run" "$tmp/train" "gounki train ${args[*]/#$root\//} (2 ranks)"
-shot "file://$tmp/train/training.html" "$out/training-page.png" 1320 720
+shot "file://$tmp/train/report.html" "$out/training-page.png" 1320 720
 ls -l "$out"

@@ -71,6 +71,10 @@ static int estimate(int k, const double *v, const double *c, double conf, elo_es
         out->stdev = 0;
         lo = centre - half;
         hi = centre + half;
+        /* At a perfect score the upper end is exactly 1 (+inf Elo), at a null score the
+         * lower end exactly 0; computed, it lands a rounding error short (+6261.4 Elo). */
+        if (mean >= 1) hi = 1;
+        if (mean <= 0) lo = 0;
         out->los = mean > 0.5 ? 1.0 : mean < 0.5 ? 0.0 : 0.5;
     }
     out->lo = elo_from_score(lo);
@@ -150,6 +154,13 @@ static double llr(const elo_sprt_t *t, int k, const double *v, const uint64_t *c
 
 double elo_sprt_llr_penta(const elo_sprt_t *t, const uint64_t penta[5]) {
     const double v[5] = {0.0, 0.25, 0.5, 0.75, 1.0};
+    /* Every pair won 2-0 (or lost 0-2): the pair-level MLE explains the data only by a
+     * distribution of double wins and double losses, which leaves ln(s1/s0) a pair, the
+     * evidence of one game, and keeps a perfect score undecided for 104 pairs of
+     * SPRT(0, 10).  Nothing in such data supports that correlation, so its games are
+     * counted as games (the trinomial limit, ln(s1/s0) each). */
+    if (!penta[1] && !penta[2] && !penta[3] && (!penta[0] || !penta[4]))
+        return elo_sprt_llr_wdl(t, 2 * penta[4], 0, 2 * penta[0]);
     return llr(t, 5, v, penta);
 }
 

@@ -28,7 +28,10 @@
  *     LLR = N sum_i p_i ln(q1_i / q0_i),   q_i = p_i / (1 + x (v_i - s)), x solving
  *     sum_i p_i (v_i - s) / (1 + x (v_i - s)) = 0,
  * with p the observed frequencies.  Empty cells are regularised with 1e-3 (as fishtest
- * does).  Unlike the normal approximation (s1 - s0)(2 mean - s0 - s1) / (2 var / N), it
+ * does).  Pentanomial counts with every pair 2-0 (or every pair 0-2) are scored as their
+ * games (trinomial): the pair-level MLE would explain them by double wins and double losses
+ * and give each pair the evidence of one game, so that SPRT(0, 10) stayed undecided after a
+ * 200-0 match.  Unlike the normal approximation (s1 - s0)(2 mean - s0 - s1) / (2 var / N), it
  * stays sane after a handful of pairs (one lost pair is LLR -0.33 for SPRT(0, 100)
  * instead of -43), so early stopping never fires on one lopsided pair.
  * Bounds: lower = ln(beta / (1 - alpha)), upper = ln((1 - beta) / alpha).

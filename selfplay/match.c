@@ -73,11 +73,7 @@ static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_
                     ok = 0;
                 else {
                     acts[n++] = b->act[k];
-                    gk_play(pos, b->act[k]);
-                    if (pos->in_turn == 0) {
-                        gk_hist_push(hist, pos);
-                        gk_hist_check_repetition(hist, pos);
-                    }
+                    gk_play_turn(pos, hist, b->act[k]);
                     if (gk_over(pos)) ok = 0;
                 }
             }
@@ -95,8 +91,7 @@ static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_
                 gk_play(pos, a);
             } while (pos->in_turn != 0 && !gk_over(pos));
             if (!ok) break;
-            gk_hist_push(hist, pos);
-            gk_hist_check_repetition(hist, pos);
+            gk_end_turn(pos, hist);
             if (gk_over(pos)) ok = 0;
         }
         if (ok) {
@@ -156,11 +151,7 @@ static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int inde
             buf[n++] = mv.action;
         else
             g->truncated = 1;
-        gk_play(&pos, mv.action);
-        if (pos.in_turn == 0 && !gk_over(&pos)) {
-            gk_hist_push(hist, &pos);
-            gk_hist_check_repetition(hist, &pos);
-        }
+        gk_play_turn(&pos, hist, mv.action);
     }
     g->result = (gk_result_t)pos.result;
     g->reason = (gk_reason_t)pos.reason;

@@ -269,7 +269,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
                          index);
             goto out;
         }
-        gl_play(&pos, hist, a);
+        gk_play_turn(&pos, hist, a);
         mcts_advance(m, a);
     }
     g->result = pos.result;

@@ -21,7 +21,7 @@
  *      resign_value at two of its decisions in a row.  A share resign_share of the games
  *      (chosen by the game's seed) never resign: they record where the first
  *      resignation would have happened, to measure false resignations (log stats).
- *   4. Actions are played through gl_play() (data/gamelog.h), the one rule set by which
+ *   4. Actions are played through gk_play_turn() (games/game.h), the one rule set by which
  *      logs are written and replayed; the repetition draw counts the game's history.
  * Root statistics per searched action: visits, value mapped to [-1, 1] (2p - 1 of the
  * search's win probability), and the `top` most visited children.

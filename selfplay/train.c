@@ -53,12 +53,13 @@ static void gen_logs(const char *dir, int g, char *buf, size_t cap) {
 /* ------------------------------------------------------------------ the loop */
 
 /* Every setting that decides the games and the weights (not threads, not the number
- * of generations), with the start weights' hash. */
-static uint64_t fingerprint(const train_opts_t *o, uint64_t start_hash) {
-    char t[1024];
+ * of generations), with the start weights' hash, as text into t[TRAIN_SETTINGS_MAX]:
+ * keys, each followed by its values.  Returns its length. */
+static size_t settings_text(const train_opts_t *o, uint64_t start_hash, char *t) {
+    const size_t cap = TRAIN_SETTINGS_MAX;
     const tune_run_opts_t *u = &o->tune;
     int n =
-        snprintf(t, sizeof t,
+        snprintf(t, cap,
                  "game %d variant %d plies %d games %d playouts %d openings %d match %d "
                  "sprt %d %.6g %.6g %.6g %.6g gate %d ladder %d window %d seed %llu "
                  "start %016llx target %d %.6g policy %d loss %d epochs %d batch %d lr %.6g "
@@ -70,9 +71,114 @@ static uint64_t fingerprint(const train_opts_t *o, uint64_t start_hash) {
                  u->data.mix, u->data.policy, u->fit.loss, u->fit.epochs, u->fit.batch, u->fit.lr,
                  u->fit.l2, u->fit.patience, u->val_frac, u->fit_k, u->min_positions);
     /* added later: only when set, so that older runs keep their fingerprint */
-    if (o->policy_gens > 0 && n > 0 && (size_t)n < sizeof t)
-        n += snprintf(t + n, sizeof t - (size_t)n, " pgens %d", o->policy_gens);
-    return gk_fnv1a64(GK_FNV1A_INIT, t, n > 0 && (size_t)n < sizeof t ? (size_t)n : sizeof t - 1);
+    if (o->policy_gens > 0 && n > 0 && (size_t)n < cap)
+        n += snprintf(t + n, cap - (size_t)n, " pgens %d", o->policy_gens);
+    return n > 0 && (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+/* The keys of settings_text() and the options that set them. */
+static const char *const setting_flag[][2] = {
+    {"game", "--game"},
+    {"variant", "--variant"},
+    {"plies", "--max-plies"},
+    {"games", "--games"},
+    {"playouts", "--playouts"},
+    {"openings", "--openings"},
+    {"match", "--match-games"},
+    {"sprt", "--sprt"},
+    {"gate", "--gate"},
+    {"ladder", "--ladder-games"},
+    {"window", "--window"},
+    {"seed", "--seed"},
+    {"start", "--from (the start weights' hash)"},
+    {"target", "--target"},
+    {"policy", "--policy"},
+    {"loss", "--loss"},
+    {"epochs", "--epochs"},
+    {"batch", "--batch"},
+    {"lr", "--lr"},
+    {"l2", "--l2"},
+    {"patience", "--patience"},
+    {"val", "--val"},
+    {"fitk", "--keep-scale"},
+    {"min", "--min-positions"},
+    {"pgens", "--policy-gens"},
+};
+
+static const char *flag_of(const char *key, size_t len) {
+    for (size_t i = 0; i < sizeof setting_flag / sizeof *setting_flag; i++)
+        if (strlen(setting_flag[i][0]) == len && !memcmp(setting_flag[i][0], key, len))
+            return setting_flag[i][1];
+    return NULL;
+}
+
+/* The values of the key starting at s (up to the next key or the end), as "V1 V2". */
+static void values_of(const char *s, char *out, size_t cap) {
+    size_t k = strcspn(s, " "), n = 0;
+    const char *p = s + k;
+    out[0] = 0;
+    while (*p == ' ') {
+        p++;
+        size_t l = strcspn(p, " ");
+        if (flag_of(p, l)) break;
+        n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, "%s%.*s", n ? " " : "", (int)l, p);
+        if (n >= cap) break;
+        p += l;
+    }
+}
+
+/* Names the first setting that differs between the run's settings text and ours. */
+static void settings_difference(const char *run, const char *ours, char *out, size_t cap) {
+    const char *pa = run, *pb = ours, *ka = NULL, *kb = NULL;
+    while (*pa || *pb) {
+        size_t la = strcspn(pa, " "), lb = strcspn(pb, " ");
+        if (flag_of(pa, la)) ka = pa;
+        if (flag_of(pb, lb)) kb = pb;
+        if (la != lb || memcmp(pa, pb, la)) {
+            const char *key = kb ? kb : ka;
+            if (!key || (ka && kb && strcspn(ka, " ") != strcspn(kb, " "))) break;
+            char va[160] = "", vb[160] = "";
+            values_of(ka, va, sizeof va);
+            values_of(kb, vb, sizeof vb);
+            snprintf(out, cap, "%s differs (here %s, the run's %s)",
+                     flag_of(key, strcspn(key, " ")), vb, va);
+            return;
+        }
+        pa += la + (pa[la] == ' ');
+        pb += lb + (pb[lb] == ' ');
+    }
+    snprintf(out, cap, "the settings differ");
+}
+
+/* Removes generation directory d of a run that never finished a generation: its logs
+ * (shards, manifest), weights and match files; anything else in it is refused. */
+static int remove_gen_dir(const char *d, char *err, size_t errcap) {
+    static const char *const files[] = {"weights.txt", "match.txt", "logs/" GL_MANIFEST_NAME};
+    char p[1400], sh[1300];
+    snprintf(sh, sizeof sh, "%s/logs", d);
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        snprintf(p, sizeof p, "%s/%s", d, files[i]);
+        if (unlink(p) && errno != ENOENT)
+            return gk_fail(err, errcap, GK_E_IO, "%s: %s", p, strerror(errno));
+    }
+    for (int r = 0; r < 100000; r++) { /* shard-RRRRR.gkz, in rank order */
+        if (gl_shard_path(sh, r, p, sizeof p)) break;
+        if (unlink(p)) {
+            if (errno == ENOENT) break;
+            return gk_fail(err, errcap, GK_E_IO, "%s: %s", p, strerror(errno));
+        }
+    }
+    int in_logs = rmdir(sh) && errno != ENOENT;
+    if (in_logs || rmdir(d))
+        return gk_fail(err, errcap, GK_E_IO,
+                       "%s: cannot remove it to restart the run (%s): files of its own in it?",
+                       in_logs ? sh : d, strerror(errno));
+    return GK_OK;
+}
+
+static uint64_t fingerprint(const train_opts_t *o, uint64_t start_hash, char *text) {
+    size_t n = settings_text(o, start_hash, text);
+    return gk_fnv1a64(GK_FNV1A_INIT, text, n);
 }
 
 /* Waits for every rank without spinning: the waiting ranks leave the cores to rank 0's
@@ -126,17 +232,35 @@ static int open_run(loop_t *L, char *err, size_t errcap) {
     } else if (ev_weights_default(o->rules.game, &L->start)) {
         return gk_fail(err, errcap, GK_E_INVALID, "no default weights for this game");
     }
-    uint64_t fp = fingerprint(o, ev_weights_hash(&L->start));
+    char text[TRAIN_SETTINGS_MAX];
+    uint64_t fp = fingerprint(o, ev_weights_hash(&L->start), text);
     int rc = train_state_load(o->dir, s, err, errcap);
-    if (rc == GK_OK) {
-        GK_RETURN_IF(s->fingerprint != fp, err, errcap, GK_E_MISMATCH,
-                     "%s was started with other settings (or other --from weights); use "
-                     "the same options to resume, or a new --run directory",
-                     o->dir);
+    if (rc == GK_OK && s->fingerprint == fp) {
+        snprintf(s->settings, sizeof s->settings, "%s", text); /* older runs lack it */
         say(L, "resuming %s: %d generation(s) after generation 0 on record", o->dir, s->ngen - 1);
         return GK_OK;
     }
-    if (rc != GK_E_IO || errno != ENOENT) return rc;
+    if (rc == GK_OK) {
+        int finished = 0;
+        for (int g = 1; g < s->ngen; g++) finished |= s->gen[g].phases == TRAIN_PH_ALL;
+        char why[400];
+        if (s->settings[0])
+            settings_difference(s->settings, text, why, sizeof why);
+        else
+            snprintf(why, sizeof why, "a setting or the --from weights differ");
+        GK_RETURN_IF(finished, err, errcap, GK_E_MISMATCH,
+                     "%s was started with other settings: %s; use the same options to resume, "
+                     "or a new --run directory",
+                     o->dir, why);
+        /* No generation finished: the run is started again with these settings. */
+        for (int g = TRAIN_MAX_GENERATIONS; g >= 1; g--) {
+            gen_dir(o->dir, g, path, sizeof path);
+            if (access(path, F_OK) == 0) GK_FORWARD_IF(remove_gen_dir(path, err, errcap));
+        }
+        say(L, "restarting %s with other settings (%s): no generation had finished", o->dir, why);
+    } else if (rc != GK_E_IO || errno != ENOENT) {
+        return rc;
+    }
     char g0[1100];
     gen_dir(o->dir, 0, g0, sizeof g0);
     GK_FORWARD_IF(gk_mkdir_p(g0, err, errcap));
@@ -147,6 +271,7 @@ static int open_run(loop_t *L, char *err, size_t errcap) {
     GK_FORWARD_IF(ev_weights_save(path, &L->start, prov, err, errcap));
     memset(s, 0, sizeof *s);
     s->fingerprint = fp;
+    snprintf(s->settings, sizeof s->settings, "%s", text);
     s->ngen = 1;
     s->gen[0] = (train_gen_t){.phases = TRAIN_PH_ALL,
                               .promoted = 1,
@@ -481,7 +606,8 @@ int train_run(const train_opts_t *o, char *err, size_t errcap) {
         s = calloc(1, sizeof *s);
         L.s = s;
         if (!s) rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-        if (!rc) rc = gk_mkdir_p(o->dir, err, errcap);
+        /* open_run creates the directory once the start weights are loaded: a bad --from
+         * leaves nothing behind. */
         if (!rc) rc = open_run(&L, err, errcap);
     }
     for (;;) {
@@ -502,9 +628,9 @@ int train_run(const train_opts_t *o, char *err, size_t errcap) {
         printf("\n");
         rc = train_report(o->dir, s, stdout, err, errcap);
         if (!rc)
-            printf("plot: %s/ladder.svg\nreport: %s/report.txt\nbest weights: "
-                   "%s/gen-%03d/weights.txt\n",
-                   o->dir, o->dir, o->dir, s->gen[s->ngen - 1].best_after);
+            printf("plot: %s/ladder.svg\nreport: %s/report.txt\npage: %s/report.html\nbest "
+                   "weights: %s/gen-%03d/weights.txt\n",
+                   o->dir, o->dir, o->dir, o->dir, s->gen[s->ngen - 1].best_after);
     }
     free(s);
     return rc;

@@ -103,9 +103,14 @@ enum {
     TRAIN_PH_ALL = 15
 };
 
+#define TRAIN_SETTINGS_MAX 1024
+
 typedef struct train_state {
     uint64_t fingerprint; /* of the settings that decide the games */
-    int ngen;             /* records gen[0 .. ngen-1]; gen[0] is the start */
+    /* The settings text fingerprinted, so that a refused resume can name the setting that
+     * differs; "" in the state files of older runs. */
+    char settings[TRAIN_SETTINGS_MAX];
+    int ngen; /* records gen[0 .. ngen-1]; gen[0] is the start */
     train_gen_t gen[TRAIN_MAX_GENERATIONS + 1];
 } train_state_t;
 
@@ -125,8 +130,10 @@ int train_state_parse(const char *text, size_t len, train_state_t *s, char *err,
 int train_state_save(const char *dir, const train_state_t *s, char *err, size_t errcap);
 int train_state_load(const char *dir, train_state_t *s, char *err, size_t errcap);
 
-/* Writes DIR/report.txt and DIR/ladder.svg from the state; also prints the report
- * table to out when out is not NULL.  Returns 0 or a negative code with a reason. */
+/* Writes DIR/report.txt, DIR/ladder.svg and the page DIR/report.html (view_train_write,
+ * with a few sample games of each generation's self-play as pages under DIR/games/) from
+ * the state; also prints the report table to out when out is not NULL.  Returns 0 or a negative
+ * code with a reason. */
 int train_report(const char *dir, const train_state_t *s, FILE *out, char *err, size_t errcap);
 
 #endif

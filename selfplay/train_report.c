@@ -1,14 +1,19 @@
 /* selfplay/train_report.c -- the training run's report table and Elo ladder plot (train.h).
- * DIR/report.txt is the table, DIR/ladder.svg the plot, both rewritten after every step. */
+ * DIR/report.txt is the table, DIR/ladder.svg the plot, DIR/report.html the page (with
+ * DIR/games/, sample games of each generation), all rewritten after every step. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../common/files.h"
 #include "../common/status.h"
 #include "../common/strbuf.h"
+#include "../view/view.h"
 #include "train.h"
+
+#define SAMPLES_PER_GEN 2
 
 static void fmt_num(char *b, size_t cap, double v, const char *fmt) {
     if (isnan(v))
@@ -83,17 +88,30 @@ static void report_table(const train_state_t *s, gk_sb_t *b) {
                     "a match of the promoted generation against generation 0\n");
 }
 
-/* Axis range over the finite values, widened to whole ticks; never empty. */
-static void range_of(const double *v, int n, double *lo, double *hi, double *tick) {
+/* Axis range over the finite values, at least min_span wide (an Elo axis of a run that
+ * promoted nothing holds only 0: +-50 Elo, not +-0.5), widened to whole ticks. */
+static void range_of(const double *v, int n, double min_span, double *lo, double *hi,
+                     double *tick) {
     *lo = INFINITY;
     *hi = -INFINITY;
-    for (int i = 0; i < n; i++)
+    int pinf = 0, ninf = 0;
+    for (int i = 0; i < n; i++) {
+        pinf |= v[i] == INFINITY, ninf |= v[i] == -INFINITY;
         if (isfinite(v[i])) {
             if (v[i] < *lo) *lo = v[i];
             if (v[i] > *hi) *hi = v[i];
         }
+    }
     if (!isfinite(*lo)) *lo = 0, *hi = 1;
+    if (*hi - *lo < min_span) {
+        double c = (*lo + *hi) / 2;
+        *lo = c - min_span / 2, *hi = c + min_span / 2;
+    }
     if (*hi - *lo < 1e-9) *lo -= 0.5, *hi += 0.5;
+    /* room beyond the finite values for what is drawn on the edge at infinity */
+    double span = *hi - *lo;
+    if (pinf) *hi += 0.2 * span;
+    if (ninf) *lo -= 0.2 * span;
     /* a 1-2-5 step giving about five ticks */
     double raw = (*hi - *lo) / 5, mag = pow(10, floor(log10(raw))), f = raw / mag;
     *tick = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
@@ -127,7 +145,11 @@ static void svg_axes(gk_sb_t *b, const panel_t *p, const char *title, const char
     gk_sb_printf(b,
                  "<text x='%.1f' y='%.1f' text-anchor='middle' font-size='12'>generation</text>\n",
                  p->x0 + p->w / 2, p->y0 + p->h + 34);
-    for (double v = p->lo; v <= p->hi + 0.5 * p->tick; v += p->tick) {
+    /* ticks counted, not summed: a sum of 0.2 steps from -0.6 lands on -5.551e-17 */
+    for (int i = 0;; i++) {
+        double v = p->lo + i * p->tick;
+        if (v > p->hi + 0.5 * p->tick) break;
+        if (fabs(v) < 1e-6 * p->tick) v = 0;
         gk_sb_printf(b, "<text x='%.1f' y='%.1f' text-anchor='end' font-size='11'>%.4g</text>\n",
                      p->x0 - 5, py(p, v) + 4, v);
         gk_sb_printf(b, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#ddd'/>\n", p->x0,
@@ -151,9 +173,32 @@ static void chain_elo(const train_state_t *s, double *chain) {
     }
 }
 
+/* An interval bar from y value lo to hi at x (infinite ends drawn to the panel's edge with
+ * an arrow and "inf", so that a bound at infinity does not look like one at the edge). */
+static void svg_bar(gk_sb_t *b, const panel_t *p, double x, double lo, double hi, const char *col,
+                    const char *dash) {
+    double ylo = py(p, isfinite(lo) ? lo : p->lo), yhi = py(p, isfinite(hi) ? hi : p->hi);
+    gk_sb_printf(b,
+                 "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='%s' "
+                 "stroke-dasharray='%s'/>\n",
+                 x, ylo, x, yhi, col, dash);
+    for (int k = 0; k < 2; k++) {
+        double v = k ? hi : lo, y = k ? yhi : ylo;
+        if (!isinf(v)) continue;
+        double in = v > 0 ? 1 : -1; /* the arrow's tip on the edge, its base inside */
+        const char *sign = v > 0 ? "+" : "-";
+        gk_sb_printf(b,
+                     "<polygon class='inf' points='%.1f,%.1f %.1f,%.1f %.1f,%.1f' fill='%s'>"
+                     "<title>%sinf: no bound</title></polygon><text x='%.1f' y='%.1f' "
+                     "font-size='10' fill='%s'>%sinf</text>\n",
+                     x, y, x - 5, y + 8 * in, x + 5, y + 8 * in, col, sign, x + 7,
+                     y + (in > 0 ? 11 : -4), col, sign);
+    }
+}
+
 static void report_svg(const train_state_t *s, gk_sb_t *b) {
     int n = s->ngen;
-    double *e = malloc(4 * (size_t)n * sizeof *e), *lv = malloc(2 * (size_t)n * sizeof *lv);
+    double *e = malloc(7 * (size_t)n * sizeof *e), *lv = malloc(2 * (size_t)n * sizeof *lv);
     double *ch = malloc((size_t)n * sizeof *ch);
     if (!e || !lv || !ch) {
         free(e);
@@ -170,16 +215,24 @@ static void report_svg(const train_state_t *s, gk_sb_t *b) {
         e[4 * g + 1] = g == 0 ? 0 : on && isfinite(r->lelo_lo) ? r->lelo_lo : NAN;
         e[4 * g + 2] = g == 0 ? 0 : on && isfinite(r->lelo_hi) ? r->lelo_hi : NAN;
         e[4 * g + 3] = ch[g];
+        /* a rejected candidate: its gating result, placed on the chained Elo of the
+         * best weights it played (e[4n + 3g ...]: Elo, low, high) */
+        double *rj = e + 4 * (size_t)n + 3 * (size_t)g;
+        int rejected = g > 0 && (r->phases & TRAIN_PH_MATCH) && !r->promoted &&
+                       r->best_before < g && isfinite(ch[r->best_before]);
+        rj[0] = rejected ? ch[r->best_before] + r->elo : NAN;
+        rj[1] = rejected ? ch[r->best_before] + r->elo_lo : NAN;
+        rj[2] = rejected ? ch[r->best_before] + r->elo_hi : NAN;
         int tuned = g > 0 && (r->phases & TRAIN_PH_TUNE);
         lv[2 * g] = tuned ? r->val_before : NAN;
         lv[2 * g + 1] = tuned ? r->val_after : NAN;
     }
     panel_t a = {70, 50, 380, 300, n > 1 ? n - 1 : 1, 0, 0, 1};
     panel_t c = {560, 50, 380, 300, n > 1 ? n - 1 : 1, 0, 0, 1};
-    range_of(e, 4 * n, &a.lo, &a.hi, &a.tick);
-    range_of(lv, 2 * n, &c.lo, &c.hi, &c.tick);
-    gk_sb_printf(b, "<svg xmlns='http://www.w3.org/2000/svg' width='980' height='440' "
-                    "font-family='sans-serif'>\n<rect width='980' height='440' fill='white'/>\n");
+    range_of(e, 7 * n, 100, &a.lo, &a.hi, &a.tick);
+    range_of(lv, 2 * n, 0, &c.lo, &c.hi, &c.tick);
+    gk_sb_printf(b, "<svg xmlns='http://www.w3.org/2000/svg' width='980' height='460' "
+                    "font-family='sans-serif'>\n<rect width='980' height='460' fill='white'/>\n");
     svg_axes(b, &a, "Elo ladder (95% intervals)", "Elo");
     svg_axes(b, &c, "validation loss of the tuner", "loss");
     /* chained gating Elo: dashed grey line */
@@ -208,21 +261,34 @@ static void report_svg(const train_state_t *s, gk_sb_t *b) {
             continue;
         }
         if (!isfinite(e[4 * g])) continue;
-        double lo = isfinite(e[4 * g + 1]) ? e[4 * g + 1] : a.lo;
-        double hi = isfinite(e[4 * g + 2]) ? e[4 * g + 2] : a.hi; /* an infinite end */
-        gk_sb_printf(b, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#1f6fb4'/>\n",
-                     px(&a, g), py(&a, lo), px(&a, g), py(&a, hi));
+        svg_bar(b, &a, px(&a, g), g ? s->gen[g].lelo_lo : 0, g ? s->gen[g].lelo_hi : 0, "#1f6fb4",
+                "none");
         gk_sb_printf(b,
                      "<circle cx='%.1f' cy='%.1f' r='4' fill='#1f6fb4'><title>gen %d: %+.0f"
                      "</title></circle>\n",
                      px(&a, g), py(&a, e[4 * g]), g, e[4 * g]);
     }
+    for (int g = 1; g < n; g++) { /* rejected candidates: red squares, dashed bars */
+        const double *rj = e + 4 * (size_t)n + 3 * (size_t)g;
+        if (isnan(rj[0])) continue;
+        double x = px(&a, g) + 6, v = rj[0];
+        double y = py(&a, isfinite(v) ? v : v > 0 ? a.hi : a.lo);
+        if (!isnan(rj[1]) || !isnan(rj[2])) svg_bar(b, &a, x, rj[1], rj[2], "#c0392b", "3,2");
+        gk_sb_printf(b,
+                     "<rect class='rejected' x='%.1f' y='%.1f' width='7' height='7' fill='%s' "
+                     "stroke='#c0392b' stroke-width='1.5'><title>gen %d: rejected, gating Elo "
+                     "%+.0f [%+.0f, %+.0f] against gen %d</title></rect>\n",
+                     x - 3.5, y - 3.5, isfinite(v) ? "#c0392b" : "white", g, s->gen[g].elo,
+                     s->gen[g].elo_lo, s->gen[g].elo_hi, s->gen[g].best_before);
+    }
     gk_sb_printf(b,
                  "<text x='%.1f' y='410' font-size='12' fill='#1f6fb4'>&#9679; promoted "
                  "generation vs generation 0 (hollow: perfect score)</text>\n<text "
                  "x='%.1f' y='426' font-size='12' "
-                 "fill='#888'>- - gating Elo chained along the promotions</text>\n",
-                 a.x0, a.x0);
+                 "fill='#888'>- - gating Elo chained along the promotions</text>\n<text "
+                 "x='%.1f' y='442' font-size='12' fill='#c0392b'>&#9632; rejected candidate: "
+                 "its gating Elo on the chain of the weights it played</text>\n",
+                 a.x0, a.x0, a.x0);
     /* validation loss: best weights before tuning (grey) and the candidate (red) */
     for (int k = 0; k < 2; k++) {
         const char *col = k ? "#c0392b" : "#999";
@@ -251,6 +317,83 @@ static int write_text(const char *dir, const char *name, const gk_sb_t *b, char 
     return gk_write_atomic(path, b->p, b->n, err, errcap);
 }
 
+/* The page's numbers of generation g (view/view.h: NaN where a phase has not run). */
+static view_train_gen_t view_gen(const train_state_t *s, int g, const double *chain) {
+    const train_gen_t *r = &s->gen[g];
+    int tuned = g > 0 && (r->phases & TRAIN_PH_TUNE),
+        matched = g > 0 && (r->phases & TRAIN_PH_MATCH);
+    int ladder = g > 0 && r->ladder;
+    return (view_train_gen_t){
+        .promoted = g == 0 || (matched && r->promoted),
+        .best_after = r->best_after,
+        .games = (double)r->games,
+        .selfplay_s = g > 0 && (r->phases & TRAIN_PH_SELFPLAY) ? r->selfplay_s : 0,
+        .positions = (double)r->positions,
+        .train_before = tuned ? r->train_before : NAN,
+        .train_after = tuned ? r->train_after : NAN,
+        .val_before = tuned ? r->val_before : NAN,
+        .val_after = tuned ? r->val_after : NAN,
+        .gate_elo = matched ? r->elo : NAN,
+        .gate_lo = matched ? r->elo_lo : NAN,
+        .gate_hi = matched ? r->elo_hi : NAN,
+        .mw = (double)r->mw,
+        .md = (double)r->md,
+        .ml = (double)r->ml,
+        .ladder_elo = g == 0   ? 0
+                      : ladder ? r->lelo
+                               : NAN,
+        .ladder_lo = g == 0   ? 0
+                     : ladder ? r->lelo_lo
+                              : NAN,
+        .ladder_hi = g == 0   ? 0
+                     : ladder ? r->lelo_hi
+                              : NAN,
+        .chain_elo = chain[g],
+    };
+}
+
+/* DIR/report.html and its sample game pages.  A generation whose logs cannot be read
+ * (not played yet) has no samples; that is no error. */
+static int report_html(const char *dir, const train_state_t *s, char *err, size_t errcap) {
+    double chain[TRAIN_MAX_GENERATIONS + 1];
+    chain_elo(s, chain);
+    size_t ngen = s->ngen > 0 ? (size_t)s->ngen : 1;
+    view_train_gen_t *gen = calloc(ngen, sizeof *gen);
+    gl_game_t *samples = calloc(ngen * SAMPLES_PER_GEN, sizeof *samples);
+    int *nloaded = calloc(ngen, sizeof *nloaded);
+    int rc = GK_OK;
+    if (!gen || !samples || !nloaded)
+        rc = gk_fail(err, errcap, GK_E_NOMEM, "%s: out of memory", dir);
+    for (int g = 0; g < s->ngen && !rc; g++) {
+        gen[g] = view_gen(s, g, chain);
+        char logs[4096], e[256];
+        if (g == 0 || !(s->gen[g].phases & TRAIN_PH_SELFPLAY)) continue;
+        if (snprintf(logs, sizeof logs, "%s/gen-%03d/logs", dir, g) >= (int)sizeof logs) continue;
+        int n = 0;
+        gl_game_t *k = samples + (size_t)g * SAMPLES_PER_GEN;
+        if (view_load_samples(logs, SAMPLES_PER_GEN, k, &n, e, sizeof e) == GK_OK)
+            gen[g].sample = k, gen[g].nsamples = nloaded[g] = n;
+    }
+    if (!rc) {
+        const char *base = strrchr(dir, '/');
+        char title[512];
+        snprintf(title, sizeof title, "Training run %s", base && base[1] ? base + 1 : dir);
+        view_train_t t = {.title = title,
+                          .settings = NULL,
+                          .ngen = s->ngen,
+                          .gen = gen,
+                          .report_href = "report.txt"};
+        rc = view_train_write(dir, &t, err, errcap);
+    }
+    for (int g = 0; nloaded && g < s->ngen; g++)
+        for (int k = 0; k < nloaded[g]; k++)
+            gl_game_free(&samples[(size_t)g * SAMPLES_PER_GEN + k]);
+    free(nloaded);
+    free(samples);
+    free(gen);
+    return rc;
+}
+
 int train_report(const char *dir, const train_state_t *s, FILE *out, char *err, size_t errcap) {
     gk_sb_t b;
     gk_sb_growing(&b);
@@ -262,5 +405,6 @@ int train_report(const char *dir, const train_state_t *s, FILE *out, char *err, 
     report_svg(s, &b);
     rc = write_text(dir, "ladder.svg", &b, err, errcap);
     gk_sb_free(&b);
+    if (!rc) rc = report_html(dir, s, err, errcap);
     return rc;
 }

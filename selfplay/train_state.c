@@ -43,6 +43,8 @@ long train_state_format(const train_state_t *s, char *buf, size_t cap) {
     gk_sb_fixed(&b, buf, cap);
     gk_sb_printf(&b, "%s %d\n", STATE_MAGIC, STATE_VER);
     gk_sb_printf(&b, "fingerprint %016llx\n", (unsigned long long)s->fingerprint);
+    if (s->settings[0] && !strchr(s->settings, '\n'))
+        gk_sb_printf(&b, "settings %s\n", s->settings);
     gk_sb_printf(&b, "generations %d\n", s->ngen);
     for (int g = 0; g < s->ngen; g++) {
         const train_gen_t *r = &s->gen[g];
@@ -157,6 +159,11 @@ int train_state_parse(const char *text, size_t len, train_state_t *s, char *err,
             s->fingerprint = t ? strtoull(t, &e2, 16) : 0;
             if (!t || *e2 || errno || strlen(t) != 16)
                 rc = perr(err, errcap, GK_E_FORMAT, line, "bad fingerprint");
+        } else if (!strcmp(key, "settings")) {
+            if (strlen(cur) >= sizeof s->settings || s->ngen || ngen >= 0)
+                rc = perr(err, errcap, GK_E_FORMAT, line, "bad settings line");
+            else
+                snprintf(s->settings, sizeof s->settings, "%s", cur);
         } else if (!strcmp(key, "generations")) {
             if (parse_int(token(&cur), 1, TRAIN_MAX_GENERATIONS + 1, &v))
                 rc = perr(err, errcap, GK_E_FORMAT, line, "bad generation count");

@@ -7,6 +7,8 @@
  * - gk_write_atomic replaces a file's contents, names the user's path (not a temporary
  *   one) in its reasons, leaves no temporary file behind, refuses an empty name and a
  *   directory; gk_check_writable refuses a missing directory.
+ * - gk_afile_*: a streamed atomic write appears only on commit, an aborted one leaves
+ *   nothing, and a missing directory is refused at open with the user's path.
  * - gk_read_file returns the bytes with a NUL, refuses a file over the limit.
  * - gk_sb_*: fixed buffers truncate and flag, growing buffers hold megabytes, escaping.
  * - gk_fnv1a64 matches the published FNV-1a test vectors (the values are in files).
@@ -128,11 +130,39 @@ static void test_hash_clock(void) {
     CHECK(gk_cpu_s() >= 0, "cpu time");
 }
 
+static void test_afile(const char *tmp) {
+    char err[512], dir[512], path[1100];
+    snprintf(dir, sizeof dir, "%s/af", tmp);
+    CHECK(gk_mkdir_p(dir, err, sizeof err) == GK_OK, "mkdir: %s", err);
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    gk_afile_t a;
+    CHECK(gk_afile_open(&a, path, err, sizeof err) == GK_OK, "open: %s", err);
+    fprintf(a.f, "line %d\n", 1);
+    CHECK(access(path, F_OK) != 0, "the file appears before the commit");
+    CHECK(gk_afile_commit(&a, err, sizeof err) == GK_OK, "commit: %s", err);
+    char *data;
+    size_t n;
+    CHECK(gk_read_file(path, 100, &data, &n, err, sizeof err) == GK_OK && !strcmp(data, "line 1\n"),
+          "committed contents");
+    free(data);
+    CHECK(gk_afile_open(&a, path, err, sizeof err) == GK_OK, "open again: %s", err);
+    fputs("half", a.f);
+    gk_afile_abort(&a);
+    CHECK(gk_read_file(path, 100, &data, &n, err, sizeof err) == GK_OK && !strcmp(data, "line 1\n"),
+          "an aborted write keeps the old contents");
+    free(data);
+    CHECK(count_entries(dir) == 1, "no temporary file left (%d entries)", count_entries(dir));
+    snprintf(path, sizeof path, "%s/missing/out.txt", tmp);
+    CHECK(gk_afile_open(&a, path, err, sizeof err) == GK_E_IO && strstr(err, path) && !a.f,
+          "missing directory: %s", err);
+}
+
 int main(void) {
     char tmp[] = "/tmp/gk_common_XXXXXX";
     if (!mkdtemp(tmp)) return 1;
     test_status();
     test_files(tmp);
+    test_afile(tmp);
     test_strbuf();
     test_hash_clock();
     char cmd[128];

@@ -91,11 +91,43 @@ int main(void) {
     const uint64_t worse[5] = {30, 60, 80, 24, 6};
     near("sprt llr worse", elo_sprt_llr_penta(&t, worse), -4.299211092661324, 1e-9);
     check("sprt H0 when worse", elo_sprt_state(&t, elo_sprt_llr_penta(&t, worse)) == ELO_SPRT_H0);
-    near("sprt regularised", elo_sprt_llr_penta(&t, all), 2.836871910455882, 1e-9);
+    /* A perfect score decides: every pair 2-0 counts as its games (200 wins: 200 ln(s1/s0)),
+     * not the pair-level limit 2.837 (undecided after 100 pairs), and symmetrically. */
+    near("sprt perfect score", elo_sprt_llr_penta(&t, all), 2 * 2.836871910455882, 1e-3);
+    check("sprt perfect score decides H1",
+          elo_sprt_state(&t, elo_sprt_llr_penta(&t, all)) == ELO_SPRT_H1);
+    const uint64_t none_won[5] = {100, 0, 0, 0, 0};
+    check("sprt null score decides H0",
+          elo_sprt_state(&t, elo_sprt_llr_penta(&t, none_won)) == ELO_SPRT_H0);
+    const uint64_t three[5] = {0, 0, 0, 0, 3};
+    check("sprt three perfect pairs continue",
+          elo_sprt_state(&t, elo_sprt_llr_penta(&t, three)) == ELO_SPRT_CONTINUE);
+    /* The pair-level model where the pairs differ (one pair 3/2). */
+    const uint64_t almost[5] = {0, 0, 0, 1, 99};
+    near("sprt almost perfect", elo_sprt_llr_penta(&t, almost), 2.8368, 1e-3);
+    /* The interval of a perfect score ends at +inf for every length (it used to end at
+     * +6261.4 for some, a rounding error short of a score of 1). */
+    for (uint64_t n = 1; n <= 400; n++) {
+        const uint64_t pw[5] = {0, 0, 0, 0, n}, pl[5] = {n, 0, 0, 0, 0};
+        elo_estimate_t a, b;
+        elo_estimate_penta(pw, 0.95, &a);
+        elo_estimate_penta(pl, 0.95, &b);
+        if (!(a.hi == INFINITY && isfinite(a.lo) && b.lo == -INFINITY && isfinite(b.hi))) {
+            check("perfect-score interval ends at infinity", 0);
+            printf("  n = %llu: [%g, %g], null [%g, %g]\n", (unsigned long long)n, a.lo, a.hi, b.lo,
+                   b.hi);
+            break;
+        }
+        if (elo_estimate_wdl(n, 0, 0, 0.95, &a) == 0 && a.hi != INFINITY) {
+            check("perfect-score interval (games) ends at infinity", 0);
+            break;
+        }
+    }
     /* One lost pair must not decide anything (the normal approximation said -43). */
     elo_sprt_t wide = {0, 100, 0.05, 0.05};
     const uint64_t one_loss[5] = {1, 0, 0, 0, 0};
-    near("sprt one lost pair", elo_sprt_llr_penta(&wide, one_loss), -0.3294218367678861, 1e-9);
+    near("sprt one lost pair", elo_sprt_llr_penta(&wide, one_loss),
+         elo_sprt_llr_wdl(&wide, 0, 0, 2), 1e-12);
     check("sprt one pair continues",
           elo_sprt_state(&wide, elo_sprt_llr_penta(&wide, one_loss)) == ELO_SPRT_CONTINUE);
     /* Linear in N for the same frequencies. */

@@ -83,10 +83,45 @@ bad "Result tag contradicts" "the Result tag says 1/2-1/2" "$(sed 's/0-1/1\/2-1\
 bad "Termination tag contradicts" "the Termination tag says capture-all but the game ended by exit" "[Termination \"capture-all\"]\n$(cat "$FIX/wikipedia.txt")\n"
 bad "NUL byte" "NUL byte" '1. a1-a2+\0\n'
 
-# A record that stops early is fine; a decisive token on it is only a note.
+# Result spellings of other programs (gounki.org writes "0 - 1"): compared by meaning, kept as written.
+sed 's/^\[Result "0-1"\]/[Result "0 - 1"]/; s/^0-1$/0 - 1/' "$FIX/gounkiorg.txt" >"$T/spaced.txt"
+expect_rc "spaced Result tag and token" 0 "$GOUNKI" replay "$T/spaced.txt"
+has "spaced result: the game's result" "$T/out" "result: 0-1 (Black wins by exit) after 24 moves"
+expect_rc "spaced result: --record" 0 "$GOUNKI" replay --record "$T/spaced.txt"
+has "spaced result: tag kept as written" "$T/out" '[Result "0 - 1"]'
+has "spaced result: token kept as written" "$T/out" "12. e2-b5 a1-Out 0 - 1"
+cp "$T/out" "$T/spaced_rec.txt"
+expect_rc "spaced result: written record replays" 0 "$GOUNKI" replay "$T/spaced_rec.txt"
+printf '[Result "\xc2\xbd-\xc2\xbd"]\n1. a1-a2+ a8-b7+ 1/2 - 1/2\n' >"$T/half.txt"
+expect_rc "½-½ tag and '1/2 - 1/2' token" 0 "$GOUNKI" replay "$T/half.txt"
+has "½-½: a draw" "$T/out" "result: 1/2-1/2 (draw off the board"
+bad "spaced tag contradicts" 'the Result tag says 1 - 0 but the game ended 0-1' "$(sed 's/^\[Result "0-1"\]/[Result "1 - 0"]/' "$FIX/gounkiorg.txt")\n"
+bad "Result tag that is no result" "the Result tag says 'White': not a result" '[Result "White"]\n1. a1-a2+\n'
+
+# A record that stops early with a result is a game ended off the board: one result line.
 printf '1. a1-a2+ a8-b7+ 1-0\n' >"$T/short.txt"
 expect_rc "unfinished game with a result token" 0 "$GOUNKI" replay "$T/short.txt"
-has "unfinished game: note" "$T/out" "note: the result token says 1-0 but the rules have not ended the game"
+has "unfinished game: a result off the board" "$T/out" "result: 1-0 (White wins off the board: resignation, agreement or time) after 2 moves"
+# A resigned game as `gounki play` saves it: the result and the reason, no note, exit 0.
+printf '[Result "0-1"]\n[Termination "resign"]\n\n1. a1-a2+ a8-b7+ 0-1\n' >"$T/resigned.txt"
+expect_rc "resigned game" 0 "$GOUNKI" replay "$T/resigned.txt"
+has "resigned game: result" "$T/out" "result: 0-1 (Black wins by resign) after 2 moves"
+! grep -q 'note:\|not over' "$T/out"; check "resigned game: no note" $?
+printf '[Result "1/2-1/2"]\n[Termination "agreement"]\n\n1. a1-a2+ a8-b7+ 1/2-1/2\n' >"$T/agreed.txt"
+expect_rc "agreed draw" 0 "$GOUNKI" replay "$T/agreed.txt"
+has "agreed draw: result" "$T/out" "result: 1/2-1/2 (draw by agreement) after 2 moves"
+printf '[Result "1-0"]\n[Termination "time forfeit"]\n\n1. a1-a2+ a8-b7+\n' >"$T/time.txt"
+expect_rc "loss on time (tag only)" 0 "$GOUNKI" replay "$T/time.txt"
+has "loss on time: result" "$T/out" "result: 1-0 (White wins by time forfeit) after 2 moves"
+bad "token and tag disagree" "the result token says 1-0 but the Result tag says 0-1" '[Result "0-1"]\n1. a1-a2+ a8-b7+ 1-0\n'
+bad "rules ending not reached" "the Termination tag says exit but the rules have not ended the game after ply 2" '[Termination "exit"]\n1. a1-a2+ a8-b7+ 1-0\n'
+bad "resigned into a draw" "the Termination tag says resign but the result is a draw" '[Termination "resign"]\n1. a1-a2+ a8-b7+ 1/2-1/2\n'
+
+# Ply limits the repetition history holds (0..4095), the range in the error.
+expect_rc "--max-plies 4095" 0 "$GOUNKI" replay --quiet --max-plies 4095 "$T/short.txt"
+expect_rc "--max-plies 65535 refused" 2 "$GOUNKI" replay --max-plies 65535 "$T/short.txt"
+has "--max-plies range" "$T/err" "out of range [0, 4095]"
+bad "MaxPlies tag beyond the history" "tag MaxPlies: '5000' is not a number 0..4095" '[MaxPlies "5000"]\n1. a1-a2+\n'
 
 # Usage errors.
 expect_rc "no file" 2 "$GOUNKI" replay

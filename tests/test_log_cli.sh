@@ -62,10 +62,58 @@ cmp -s <("$G" log cat "$T/flip2") <("$G" log cat "$T/run") || fail "repaired run
 expect 0 "$G" selfplay --games 8 --playouts 30 --seed 11 --frame-games 2 --quiet --out "$T/cut"
 expect 0 "$G" log verify --complete "$T/cut"
 
+# log export: records with each move's search as comments (they replay), JSON lines.
+expect 0 "$G" log export "$T/run"
+[ "$(grep -c '^\[Round ' "$T/out")" = 8 ] || fail "export does not write 8 records"
+grep -q '{value [-+][0-9.]* visits [0-9]*}' "$T/out" || fail "export records lack the root value and visits"
+"$G" log export "$T/run" --game 3 >"$T/g3.txt"
+expect 0 "$G" replay --quiet "$T/g3.txt"
+cmp -s <("$G" replay "$T/g3.txt") <("$G" log cat "$T/run" --game 3 | "$G" replay -) || fail "export and cat give other games"
+expect 0 "$G" log export "$T/run" --format json --out "$T/games.jsonl"
+grep -q 'wrote .*games.jsonl (8 games)' "$T/out" || fail "export --out: $(cat "$T/out")"
+[ "$(wc -l <"$T/games.jsonl")" = 8 ] || fail "json: not one line per game"
+python3 - "$T/games.jsonl" <<'PY' || fail "json lines do not parse or lack fields"
+import json, sys
+for line in open(sys.argv[1]):
+    g = json.loads(line)
+    assert g["result"] in ("1-0", "0-1", "1/2-1/2") and g["moves"] and g["turns"] == len(g["moves"])
+    s = [a for a in g["actions"] if a["kind"] == "search"]
+    assert s and all(-1 <= a["value"] <= 1 and a["visits"] >= 1 and a["top"] for a in s)
+    assert sum(c["visits"] for c in s[0]["top"]) <= s[0]["visits"]
+PY
+expect 0 "$G" log export "$T/run" --format json --game 2
+[ "$(wc -l <"$T/out")" = 1 ] && grep -q '"index":2,' "$T/out" || fail "json --game 2"
+expect 1 "$G" log export "$T/run" --out "$T/no/such/dir/x.txt"
+grep -q 'no/such/dir' "$T/out" || fail "export --out to a missing directory: $(cat "$T/out")"
+expect 1 "$G" log export "$T/run" --game 99 --out "$T/g99.txt"
+[ ! -e "$T/g99.txt" ] || fail "export of a missing game left a file"
+ls "$T" | grep -q '\.tmp\.' && fail "export left a temporary file"
+expect 2 "$G" log export "$T/run" --format yaml
+expect 2 "$G" log cat "$T/run" --format json
+
 # Missing or odd paths, usage errors.
 expect 1 "$G" log verify "$T/none"
 expect 1 "$G" log cat /dev/null
-: >"$T/empty.gkz"; expect 0 "$G" log verify "$T/empty.gkz"
+# Nothing to verify is an error, not "ok": an empty file, an empty directory.
+: >"$T/empty.gkz"; expect 1 "$G" log verify "$T/empty.gkz"
+grep -q 'no games' "$T/out" || fail "empty shard: $(cat "$T/out")"
+! grep -q 'verify: ok' "$T/out" || fail "empty shard said ok"
+mkdir -p "$T/emptydir"; expect 1 "$G" log verify "$T/emptydir"
+grep -q 'no game logs here (no shard-\*.gkz files)' "$T/out" || fail "empty dir: $(cat "$T/out")"
+expect 1 "$G" log cat "$T/emptydir"
+# A training run directory (gen-GGG/logs, docs/FORMATS.md): generation by generation.
+mkdir -p "$T/train/gen-000" "$T/train/gen-001" "$T/train/gen-002"
+cp -r "$T/run" "$T/train/gen-000/logs"; cp -r "$T/run" "$T/train/gen-001/logs"
+expect 0 "$G" log verify "$T/train"
+grep -q '^== generation 1: .*gen-001/logs' "$T/out" || fail "train run: $(cat "$T/out")"
+grep -q '^== generation 2: no logs' "$T/out" || fail "train run: gen 2 not named"
+grep -q '^verify: training run, 2 generations with logs, 16 games: ok' "$T/out" || fail "train run summary: $(tail -1 "$T/out")"
+expect 1 "$G" log cat "$T/train"
+grep -q 'a training run: its logs are in gen-GGG/logs' "$T/out" || fail "cat of a train run: $(cat "$T/out")"
+f=$(damaged flip3); printf '\x55' | dd of="$f" bs=1 seek=$((size / 3)) conv=notrunc status=none
+rm -rf "$T/train/gen-001/logs"; cp -r "$T/flip3" "$T/train/gen-001/logs"
+expect 1 "$G" log verify "$T/train"
+grep -q '^verify: training run, 2 generations with logs, .*FAULTS FOUND' "$T/out" || fail "train run fault: $(tail -1 "$T/out")"
 expect 2 "$G" log
 expect 2 "$G" log frobnicate "$T/run"
 expect 2 "$G" log verify "$T/run" --game 3

@@ -44,6 +44,14 @@ grep -q "</svg>" "$T/ref/ladder.svg" || {
     fail=1
 }
 
+# the run's logs, generation by generation (not "ok" about an empty top directory)
+if ! "$G" log verify "$T/ref" >"$T/verify.out" 2>&1 ||
+    ! grep -q '^verify: training run, 2 generations with logs, .*: ok' "$T/verify.out"; then
+    echo "FAIL: log verify of the training run:" >&2
+    tail -3 "$T/verify.out" >&2
+    fail=1
+fi
+
 # 2. the same run killed at several moments, resumed each time
 for delay in 0.5 1.5 2.5; do
     setsid "${MPI[@]}" "$G" train --run "$T/kill" "${ARGS[@]}" >"$T/kill.out" 2>&1 &
@@ -83,7 +91,26 @@ expect_error() {
         fail=1
     fi
 }
-expect_error "other settings" "$G" train --run "$T/ref" "${ARGS[@]}" --games 30
+expect_error "other settings: --games differs (here 30, the run's 24)" "$G" train --run "$T/ref" "${ARGS[@]}" --games 30
+expect_error "other settings: --from (the start weights' hash) differs" "$G" train --run "$T/ref" \
+    "${ARGS[@]}" --from "$SRC/weights/gounki-default.txt"
+# a bad --from leaves no run directory behind
+expect_error "/nonexistent" "$G" train --run "$T/nofrom" --from /nonexistent
+[ -e "$T/nofrom" ] && { echo "FAIL: train --from /nonexistent left $T/nofrom" >&2; fail=1; }
+# a run that failed before its first generation finished restarts with other settings
+SMALL=(--generations 1 --games 8 --playouts 16 --match-games 4 --ladder-games 4 --window 1
+    --threads 1 --from "$START" --quiet)
+expect_error "at least 100000 are needed" "$G" train --run "$T/early" "${SMALL[@]}" --min-positions 100000
+[ -d "$T/early/gen-001/logs" ] || { echo "FAIL: the failed run has no generation 1 logs" >&2; fail=1; }
+if ! "$G" train --run "$T/early" "${SMALL[@]}" --min-positions 50 --seed 4 >"$T/early.out" 2>&1; then
+    echo "FAIL: a run that never finished a generation was not restarted:" >&2
+    tail -3 "$T/early.out" >&2
+    fail=1
+fi
+"$G" log verify --complete "$T/early/gen-001/logs" >"$T/early.verify" 2>&1 ||
+    { echo "FAIL: restarted run's logs: $(tail -2 "$T/early.verify")" >&2; fail=1; }
+expect_error "other settings: --seed differs (here 5, the run's 4)" "$G" train --run "$T/early" \
+    "${SMALL[@]}" --min-positions 50 --seed 5
 cp -r "$T/ref" "$T/bad"
 sed -i 's/^gen 1 phases 15/gen 1 phases 14/' "$T/bad/state.txt"
 expect_error "checksum mismatch" "$G" train --run "$T/bad" "${ARGS[@]}"

@@ -17,6 +17,7 @@ static train_state_t s, t;
 static void fill(void) {
     memset(&s, 0, sizeof s);
     s.fingerprint = 0x0123456789abcdefull;
+    snprintf(s.settings, sizeof s.settings, "game 0 variant 0 games 24 start 00ff");
     s.ngen = 3;
     s.gen[0] = (train_gen_t){.phases = TRAIN_PH_ALL,
                              .promoted = 1,
@@ -71,6 +72,7 @@ int main(void) {
     CHECK(n > 0, "format");
     CHECK(train_state_parse(buf, (size_t)n, &t, err, sizeof err) == 0, "parse: %s", err);
     CHECK(t.ngen == 3 && t.fingerprint == s.fingerprint, "header fields");
+    CHECK(!strcmp(t.settings, s.settings), "settings '%s'", t.settings);
     CHECK(t.gen[1].elo == 107.5 && t.gen[1].k == 0.0041 && t.gen[1].lw == 61 &&
               t.gen[2].phases == (TRAIN_PH_SELFPLAY | TRAIN_PH_TUNE) && isnan(t.gen[2].elo),
           "fields do not round-trip");

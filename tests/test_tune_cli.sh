@@ -77,6 +77,15 @@ for game in gounki gobs; do
         --epochs 1 --quiet --out "$T/empty"
     expect_error 1 "''" "$G" tune --game "$game" --logs "$L" --min-positions 10 --epochs 1 \
         --quiet --out ''
+    # ... and it is found before the logs are read and the fit runs (the logs here hold
+    # too few positions: that error would come first otherwise)
+    expect_error 1 "--out: .*nodir/out.txt: directory .* does not exist" "$G" tune --game "$game" \
+        --logs "$L" --min-positions 100000 --out "$T/nodir/out.txt"
+    names_once "$T/nodir/out.txt"
+    expect_error 1 "--out: .*is a directory" "$G" tune --game "$game" --logs "$L" \
+        --min-positions 100000 --out "$T/empty"
+    expect_error 1 "--out: empty file name ''" "$G" tune --game "$game" --logs "$L" \
+        --min-positions 100000 --out ''
     other=gobs
     [ "$game" = gobs ] && other=gounki
     expect_error 1 "is $game, not $other" "$G" tune --game "$other" --logs "$L" \

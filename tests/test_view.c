@@ -512,6 +512,53 @@ static void fake_gens(view_train_gen_t *gen, int n, const gl_game_t *samples, in
     gen[n - 1].promoted = 1;
 }
 
+/* A run that promoted nothing: generation 0 alone on the ladder, two rejected candidates
+ * (one with an infinite lower bound, one a perfect score).  The ladder's axis spans at
+ * least 100 Elo (not +-0.5 around the lone 0), the rejected gating results are drawn, and
+ * the infinite bounds carry arrows. */
+static void test_ladder_nothing_promoted(void) {
+    view_train_gen_t gen[3];
+    memset(gen, 0, sizeof gen);
+    for (int g = 0; g < 3; g++) {
+        view_train_gen_t *r = &gen[g];
+        r->promoted = g == 0;
+        r->best_after = 0;
+        r->train_before = r->train_after = r->val_before = r->val_after = NAN;
+        r->gate_elo = r->gate_lo = r->gate_hi = NAN;
+        r->ladder_elo = r->ladder_lo = r->ladder_hi = g == 0 ? 0 : NAN;
+        r->chain_elo = g == 0 ? 0 : NAN;
+    }
+    gen[1].gate_elo = -191, gen[1].gate_lo = -INFINITY, gen[1].gate_hi = 68;
+    gen[2].gate_elo = INFINITY, gen[2].gate_lo = -113, gen[2].gate_hi = INFINITY;
+    view_train_t t = {.title = "nothing promoted", .ngen = 3, .gen = gen};
+    gk_sb_t b;
+    gk_sb_growing(&b);
+    char err[256];
+    CHECK(view_train_html(&b, &t, err, sizeof err) == GK_OK);
+    const char *svg = strstr(b.p, "<svg"), *end = svg ? strstr(svg, "</svg>") : NULL;
+    CHECK(svg && end);
+    if (svg && end) {
+        size_t len = (size_t)(end - svg);
+        char *s = strndup(svg, len);
+        CHECK(count(s, "class='rejected'") == 2, "rejected marks: %d",
+              count(s, "class='rejected'"));
+        CHECK(count(s, "class='inf'") == 2, "infinite bounds marked: %d", count(s, "class='inf'"));
+        double lo = INFINITY, hi = -INFINITY;
+        for (const char *q = strstr(s, "class='gt'"); q; q = strstr(q + 1, "class='gt'")) {
+            const char *gt = strchr(q, '>');
+            double v = gt ? strtod(gt + 1, NULL) : NAN;
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+            const char *lt = gt ? strchr(gt, '<') : NULL;
+            CHECK(lt && !memchr(gt, 'e', (size_t)(lt - gt)), "a tick label with an exponent: %.12s",
+                  gt);
+        }
+        CHECK(hi - lo >= 100 && lo <= -113 && hi > 0, "Elo axis %g..%g", lo, hi);
+        free(s);
+    }
+    gk_sb_free(&b);
+}
+
 static void test_train_page(const char *tmp) {
     gl_game_t s[2];
     CHECK(play_log_game(GK_GAME_GOUNKI, 0, 24, 0, &s[0]) == SP_DONE);
@@ -525,7 +572,7 @@ static void test_train_page(const char *tmp) {
                       .report_href = "report.txt"};
     char err[256], path[1024];
     CHECK(view_train_write(tmp, &t, err, sizeof err) == GK_OK);
-    snprintf(path, sizeof path, "%s/training.html", tmp);
+    snprintf(path, sizeof path, "%s/report.html", tmp);
     FILE *f = fopen(path, "rb");
     CHECK(f != NULL);
     if (f) {
@@ -635,7 +682,7 @@ static int write_random_page(const char *dir, const char *name, int game, int pl
             if (list[i] != a) ch[nc++] = (gl_child_t){list[i], 200u >> st[n].ntop++};
         st[n].ntop++;
         act[n++] = a;
-        gl_play(&p, &hist, a);
+        gk_play_turn(&p, &hist, a);
     }
     g.action = act;
     g.nactions = n;
@@ -792,6 +839,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     test_train_page(tmp);
+    test_ladder_nothing_promoted();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd)) fprintf(stderr, "could not remove %s\n", tmp);

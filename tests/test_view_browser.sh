@@ -1,7 +1,9 @@
 #!/bin/bash
 # tests/test_view_browser.sh -- the pictures in a real browser: headless Chromium loads the game
-# pages (gounki replay --html of a Gounki and a Gobs record, self-play log pages with search
-# statistics, the training page and a sample game linked from it); the DOM after the scripts ran
+# pages (gounki replay --html of a Gounki and a Gobs record, gounki log export --html of a
+# self-play game, self-play log pages with search
+# statistics, the training page and a sample game linked from it, also from a real `gounki train`
+# run); the DOM after the scripts ran
 # must show the number of plies, the move list, the position at the ply asked for in the address,
 # its pieces, and no script error; a broken page must report its error in the DOM; screenshots
 # of a board, a game page and the training page must come out.  Skipped (exit 77) without
@@ -96,6 +98,16 @@ n=$(grep -o '<use href="#gb-' "$T/gobs.dom" | wc -l)
 [ "$n" = "$(pieces "$final" gobs)" ] || bad "gobs: $n discs drawn, expected $(pieces "$final" gobs)"
 grep -q "Gobs (short rules)" "$T/gobs.dom" || bad "gobs: the variant is not named"
 
+# 2b. A self-play game through gounki log export --html: the search panel at ply 4.
+"$G" selfplay --games 1 --playouts 16 --seed 3 --quiet --out "$T/sp" >"$T/sp2.out" 2>&1 ||
+    bad "self-play failed: $(tail -3 "$T/sp2.out")"
+"$G" log export "$T/sp" --game 0 --html "$T/export.html" 2>/dev/null || bad "log export --html failed"
+plies=$("$G" log cat "$T/sp" --game 0 | "$G" replay - | grep -c '^ply ')
+dom "$T/export.html#ply=4" "$T/export.dom"
+check_page "$T/export.dom" "$plies" 4
+grep -q '<table class="top">' "$T/export.dom" || bad "log export --html: no top moves at ply 4"
+grep -q 'Self-play game 0' "$T/export.dom" || bad "log export --html: no title"
+
 # 3. Self-play log pages with statistics: the search panel and the value graph.
 "$BUILD/tests/test_view" --write "$T" >"$T/write.out" || bad "test_view --write failed"
 for f in log-gounki log-gobs; do
@@ -108,13 +120,30 @@ for f in log-gounki log-gobs; do
 done
 
 # 4. The training page and a sample game it links to.
-dom "$T/train/training.html" "$T/train.dom"
+dom "$T/train/report.html" "$T/train.dom"
 [ "$(grep -o '<svg' "$T/train.dom" | wc -l)" = 3 ] || bad "training page: not 3 plots"
 link=$(grep -o 'href="games/[^"]*"' "$T/train.dom" | head -1 | sed 's/href="\(.*\)"/\1/')
 [ -n "$link" ] && [ -f "$T/train/$link" ] || bad "training page: sample link '$link' missing"
 if [ -n "$link" ]; then
     dom "$T/train/$link" "$T/sample.dom"
     [ "$(attr "$T/sample.dom" data-ok)" = 1 ] || bad "sample game page: the script did not finish"
+fi
+
+# 4b. The page of a real `gounki train` run (report.html) and a sample game it links to.
+"$G" train --run "$T/tr" --generations 2 --games 8 --playouts 16 --match-games 4 --ladder-games 4 \
+    --window 1 --threads 1 --min-positions 50 --from "$SRC/tests/fixtures/tune/gounki-material.txt" \
+    --quiet >"$T/tr.out" 2>&1 || bad "train failed: $(tail -3 "$T/tr.out")"
+dom "$T/tr/report.html" "$T/tr.dom"
+[ "$(grep -o '<svg' "$T/tr.dom" | wc -l)" = 3 ] || bad "train report.html: not 3 plots"
+[ "$(grep -o 'href="games/gen-00[12]-game-[0-9]*.html"' "$T/tr.dom" | sort -u | wc -l)" = 4 ] ||
+    bad "train report.html: not 2 sample games for each of 2 generations"
+link=$(grep -o 'href="games/gen-002-[^"]*"' "$T/tr.dom" | head -1 | sed 's/href="\(.*\)"/\1/')
+if [ -n "$link" ] && [ -f "$T/tr/$link" ]; then
+    dom "$T/tr/$link" "$T/trs.dom"
+    [ "$(attr "$T/trs.dom" data-ok)" = 1 ] || bad "train sample page: the script did not finish"
+    [ -z "$(attr "$T/trs.dom" data-error)" ] || bad "train sample page: $(attr "$T/trs.dom" data-error)"
+else
+    bad "train report.html: sample link '$link' missing"
 fi
 
 # 5. A script error is caught and shown in the page.
@@ -128,7 +157,7 @@ grep -q 'id="gv-error">Script error' "$T/broken.dom" || bad "broken page: the er
 "$G" show --moves "a1-a2+ a8-b7+" --svg "$T/board.svg" >/dev/null || bad "show --svg failed"
 chrome --screenshot="$T/board.png" --window-size=520,640 "file://$T/board.svg"
 chrome --screenshot="$T/page.png" --window-size=1000,1000 "file://$T/log-gounki.html#ply=6"
-chrome --screenshot="$T/train.png" --window-size=1320,900 "file://$T/train/training.html"
+chrome --screenshot="$T/train.png" --window-size=1320,900 "file://$T/train/report.html"
 for f in board page train; do
     sz=$(stat -c %s "$T/$f.png" 2>/dev/null || echo 0)
     [ "$(head -c 4 "$T/$f.png" 2>/dev/null | tail -c 3)" = PNG ] && [ "$sz" -gt 5000 ] ||

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tests/test_view_cli.sh -- `gounki show --svg/--png` and `gounki replay --html`: the files come
+# tests/test_view_cli.sh -- show --svg/--png, replay/log export --html, train's page: files come
 # out (SVG to a file or standard output, PNG through rsvg-convert), and bad input, a missing
 # rsvg-convert or an unwritable path give a one-line error, a non-zero exit and no file.
 set -u
@@ -70,6 +70,53 @@ expect 1 "ply 9" "$G" replay "$T/badrec.txt" --quiet --html "$T/bad.html"
 [ -e "$T/bad.html" ] && bad "a page was written for a bad record"
 expect 1 "no/such/dir" "$G" replay "$WIKI" --quiet --html "$T/no/such/dir/w.html"
 ls "$T" | grep -q '\.tmp' && bad "a temporary file was left behind"
+
+# log export --html: the page of one self-play game with its search statistics.
+export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+"$G" selfplay --games 2 --playouts 20 --seed 5 --quiet --out "$T/sp" >/dev/null 2>&1 || bad "selfplay failed"
+"$G" log export "$T/sp" --game 1 --html "$T/g1.html" 2>"$T/err" || bad "log export --html failed: $(cat "$T/err")"
+grep -q '<!DOCTYPE html>' "$T/g1.html" || bad "g1.html is not a page"
+plies=$("$G" log cat "$T/sp" --game 1 | "$G" replay - | grep -c '^ply ')
+[ "$(grep -o '{"m":' "$T/g1.html" | wc -l)" = "$plies" ] || bad "g1.html does not hold the game's $plies plies"
+grep -q '"v":' "$T/g1.html" && grep -q '"t":' "$T/g1.html" || bad "g1.html lacks the search statistics"
+grep -q 'Self-play game 1' "$T/g1.html" || bad "g1.html is not titled by the game's index"
+expect 2 "give --game I" "$G" log export "$T/sp" --html "$T/all.html"
+[ -e "$T/all.html" ] && bad "a page was written without --game"
+expect 2 "no --out" "$G" log export "$T/sp" --game 1 --html "$T/x.html" --out "$T/x.txt"
+expect 1 "no game 7" "$G" log export "$T/sp" --game 7 --html "$T/g7.html"
+[ -e "$T/g7.html" ] && bad "a page was written for a game the log does not hold"
+expect 1 "no/such/dir" "$G" log export "$T/sp" --game 1 --html "$T/no/such/dir/g.html"
+ls "$T" | grep -q '\.tmp' && bad "a temporary file was left behind"
+
+# gounki train: report.html beside report.txt, linking sample games of each generation.
+"$G" train --run "$T/tr" --generations 2 --games 8 --playouts 16 --match-games 4 --ladder-games 4 \
+    --window 1 --threads 1 --min-positions 50 --from "$SRC/tests/fixtures/tune/gounki-material.txt" \
+    --quiet >"$T/tr.out" 2>&1 || bad "train failed: $(tail -3 "$T/tr.out")"
+grep -q "^page: $T/tr/report.html" "$T/tr.out" || bad "train does not name its page"
+grep -q '<!DOCTYPE html>' "$T/tr/report.html" || bad "no report.html beside report.txt"
+grep -q "href='report.txt'" "$T/tr/report.html" || bad "report.html does not link report.txt"
+for g in 001 002; do
+    links=$(grep -o "href='games/gen-$g-game-[0-9]*.html'" "$T/tr/report.html" | sort -u | wc -l)
+    [ "$links" = 2 ] || bad "report.html links $links sample games of generation $g, expected 2"
+    for f in "$T"/tr/games/gen-$g-game-*.html; do
+        grep -q '"v":' "$f" || bad "$f: a sample page without search statistics"
+    done
+done
+ls "$T/tr" "$T/tr/games" | grep -q '\.tmp' && bad "train left a temporary file"
+# its ladder plot (ladder.svg and the page): tick labels without exponents (a run that
+# promoted nothing used to print -5.551e-17), a mark per rejected candidate, arrows on
+# infinite bounds
+rejected=$(awk 'NR > 2 && $1 ~ /^[0-9]+$/ && / no +/' "$T/tr/report.txt" | wc -l)
+infs=$(awk 'NR > 2 && $1 ~ /^[0-9]+$/' "$T/tr/report.txt" | grep -c 'inf')
+grep -o "font-size='11'>[^<]*<" "$T/tr/ladder.svg" | grep -q 'e-[0-9]' && bad "ladder.svg: a tick label with an exponent"
+[ "$(grep -o "class='rejected'" "$T/tr/ladder.svg" | wc -l)" = "$rejected" ] ||
+    bad "ladder.svg: not one mark per rejected candidate ($rejected)"
+[ "$(sed -n '/<svg/,/<\/svg>/p' "$T/tr/report.html" | grep -o "class='rejected'" | wc -l)" -ge "$rejected" ] ||
+    bad "report.html: the ladder lacks the rejected candidates"
+if [ "$infs" -gt 0 ]; then
+    grep -q "class='inf'" "$T/tr/ladder.svg" || bad "ladder.svg: an infinite bound is not marked"
+fi
 
 ((fail)) && exit 1
 echo "view CLI checks passed"

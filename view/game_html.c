@@ -387,7 +387,7 @@ static int play_turn(page_t *pg, gk_pos_t *p, gk_hist_t *hist, uint32_t *i, gk_a
                 put_decision(dec, pg, p, *i, list, nl, &pg->value[pg->nply], err, errcap));
         }
         seq[(*n)++] = a;
-        gl_play(p, hist, a);
+        gk_play_turn(p, hist, a);
         (*i)++;
     } while (*i < g->nactions && p->in_turn != 0 && !gk_over(p));
     return GK_OK;

@@ -1,22 +1,33 @@
-/* view/plot.c -- a small SVG plotter: axes, grid, polylines (see view_int.h). */
+/* view/plot.c -- a small SVG plotter: axes, grid, polylines, interval bars (see view_int.h). */
 #include <math.h>
 #include <stdio.h>
 
 #include "view_int.h"
 
-void vg_nice_range(const double *v, int n, int ticks, double *lo, double *hi, double *tick) {
+void vg_nice_range(const double *v, int n, int ticks, double min_span, double *lo, double *hi,
+                   double *tick) {
     *lo = INFINITY;
     *hi = -INFINITY;
-    for (int i = 0; i < n; i++)
+    int pinf = 0, ninf = 0;
+    for (int i = 0; i < n; i++) {
+        pinf |= v[i] == INFINITY, ninf |= v[i] == -INFINITY;
         if (isfinite(v[i])) {
             if (v[i] < *lo) *lo = v[i];
             if (v[i] > *hi) *hi = v[i];
         }
+    }
     if (!isfinite(*lo)) *lo = 0, *hi = 1;
+    if (*hi - *lo < min_span) {
+        double c = (*lo + *hi) / 2;
+        *lo = c - min_span / 2, *hi = c + min_span / 2;
+    }
     if (*hi - *lo < 1e-9) {
         double d = fabs(*lo) > 1e-9 ? fabs(*lo) * 0.1 : 0.5;
         *lo -= d, *hi += d;
     }
+    double span = *hi - *lo;
+    if (pinf) *hi += 0.2 * span;
+    if (ninf) *lo -= 0.2 * span;
     if (ticks < 1) ticks = 1;
     double raw = (*hi - *lo) / ticks, mag = pow(10, floor(log10(raw))), f = raw / mag;
     *tick = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
@@ -37,7 +48,10 @@ static void tick_text(char *buf, size_t cap, double v) {
 void vg_plot_frame(gk_sb_t *b, const vg_plot_t *p) {
     char t[32];
     if (p->ytick > 0)
-        for (double v = p->ylo; v <= p->yhi + 0.5 * p->ytick; v += p->ytick) {
+        for (int i = 0;; i++) { /* counted, not summed: no -5.551e-17 near 0 */
+            double v = p->ylo + i * p->ytick;
+            if (v > p->yhi + 0.5 * p->ytick) break;
+            if (fabs(v) < 1e-6 * p->ytick) v = 0;
             double y = vg_py(p, v);
             tick_text(t, sizeof t, v);
             gk_sb_printf(b,
@@ -82,6 +96,33 @@ void vg_plot_frame(gk_sb_t *b, const vg_plot_t *p) {
                      x, y, x, y);
         gk_sb_put_xml(b, p->ylabel);
         gk_sb_puts(b, "</text>\n");
+    }
+}
+
+void vg_plot_bar(gk_sb_t *b, const vg_plot_t *p, double x, double lo, double hi, const char *colour,
+                 const char *dash) {
+    double px = vg_px(p, x);
+    double ylo = vg_py(p, isfinite(lo) ? lo : p->ylo), yhi = vg_py(p, isfinite(hi) ? hi : p->yhi);
+    gk_sb_printf(b,
+                 "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='%s' stroke-width='1.4' "
+                 "stroke-dasharray='%s'/>\n",
+                 px, ylo, px, yhi, colour, dash);
+    for (int k = 0; k < 2; k++) {
+        double v = k ? hi : lo, y = k ? yhi : ylo;
+        if (isnan(v)) continue;
+        if (isfinite(v)) {
+            gk_sb_printf(b, "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='%s'/>\n", px - 4,
+                         y, px + 4, y, colour);
+            continue;
+        }
+        double in = v > 0 ? 1 : -1; /* the tip on the edge, the base inside */
+        const char *sign = v > 0 ? "+" : "-";
+        gk_sb_printf(b,
+                     "<polygon class='inf' points='%.1f,%.1f %.1f,%.1f %.1f,%.1f' fill='%s'>"
+                     "<title>%sinf: no bound</title></polygon><text class='lg' x='%.1f' "
+                     "y='%.1f' fill='%s'>%sinf</text>\n",
+                     px, y, px - 5, y + 8 * in, px + 5, y + 8 * in, colour, sign, px + 7,
+                     y + (in > 0 ? 11 : -4), colour, sign);
     }
 }
 

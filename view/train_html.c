@@ -63,15 +63,45 @@ static void gen_axis(vg_plot_t *p, int ngen) {
     p->xtick = ngen > 24 ? ceil(ngen / 12.0) : 1;
 }
 
+/* A rejected candidate's gating result placed on the chained Elo of the weights it
+ * played (v: Elo, low, high); false when g is no rejected candidate. */
+static bool rejected_at(const view_train_t *t, int g, double v[3]) {
+    const view_train_gen_t *r = &t->gen[g];
+    if (g == 0 || r->promoted || isnan(r->gate_elo) || r->best_after < 0 || r->best_after >= g)
+        return false;
+    double base = t->gen[r->best_after].chain_elo;
+    if (!isfinite(base)) return false;
+    v[0] = base + r->gate_elo, v[1] = base + r->gate_lo, v[2] = base + r->gate_hi;
+    return true;
+}
+
+/* Rejected candidates: red squares beside the generation, dashed bars. */
+static void rejected_marks(gk_sb_t *b, const view_train_t *t, const vg_plot_t *p) {
+    for (int g = 1; g < t->ngen; g++) {
+        double v[3];
+        if (!rejected_at(t, g, v)) continue;
+        const view_train_gen_t *r = &t->gen[g];
+        double x = g + 0.12, y = isfinite(v[0]) ? v[0] : v[0] > 0 ? p->yhi : p->ylo;
+        if (!isnan(v[1]) || !isnan(v[2])) vg_plot_bar(b, p, x, v[1], v[2], "#c0392b", "3 2");
+        gk_sb_printf(b,
+                     "<rect class='rejected' x='%.1f' y='%.1f' width='8' height='8' fill='%s' "
+                     "stroke='#c0392b' stroke-width='1.6'><title>generation %d: rejected, "
+                     "gating Elo %+.0f [%+.0f, %+.0f] against generation %d</title></rect>\n",
+                     vg_px(p, x) - 4, vg_py(p, y) - 4, isfinite(v[0]) ? "#c0392b" : "#fff", g,
+                     r->gate_elo, r->gate_lo, r->gate_hi, r->best_after);
+    }
+}
+
 /* The Elo ladder: each promoted generation against generation 0 with its 95% interval,
- * and the gating Elo chained along the promotions. */
+ * the gating Elo chained along the promotions, and the rejected candidates' gating. */
 static void ladder_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tmp) {
     int n = t->ngen, m = 0;
     for (int g = 0; g < n; g++) {
         const view_train_gen_t *r = &t->gen[g];
-        double v[4] = {r->ladder_elo, r->ladder_lo, r->ladder_hi, r->chain_elo};
-        for (int k = 0; k < 4; k++)
-            if (isfinite(v[k])) tmp[m++] = v[k];
+        double v[7] = {r->ladder_elo, r->ladder_lo, r->ladder_hi, r->chain_elo, NAN, NAN, NAN};
+        rejected_at(t, g, v + 4);
+        for (int k = 0; k < 7; k++)
+            if (!isnan(v[k])) tmp[m++] = v[k];
     }
     tmp[m++] = 0;
     vg_plot_t p = {.x0 = 62,
@@ -82,8 +112,8 @@ static void ladder_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tm
                    .xlabel = "generation",
                    .ylabel = "Elo vs generation 0"};
     gen_axis(&p, n);
-    vg_nice_range(tmp, m, 5, &p.ylo, &p.yhi, &p.ytick);
-    plot_open(b, 410, 320, "Elo ladder");
+    vg_nice_range(tmp, m, 5, 100, &p.ylo, &p.yhi, &p.ytick);
+    plot_open(b, 410, 330, "Elo ladder");
     vg_plot_frame(b, &p);
     for (int g = 0; g < n; g++) x[g] = g, tmp[g] = t->gen[g].chain_elo;
     vg_plot_line(b, &p, x, tmp, n, true,
@@ -104,23 +134,17 @@ static void ladder_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tm
                          px, vg_py(&p, tmp[g]), g);
             continue;
         }
-        double lo = isfinite(r->ladder_lo) ? r->ladder_lo : p.ylo;
-        double hi = isfinite(r->ladder_hi) ? r->ladder_hi : p.yhi;
         if (!isnan(r->ladder_lo) || !isnan(r->ladder_hi))
-            gk_sb_printf(b,
-                         "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' stroke='#2f5fa8' "
-                         "stroke-width='1.4'/><line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' "
-                         "stroke='#2f5fa8'/><line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' "
-                         "stroke='#2f5fa8'/>\n",
-                         px, vg_py(&p, lo), px, vg_py(&p, hi), px - 4, vg_py(&p, lo), px + 4,
-                         vg_py(&p, lo), px - 4, vg_py(&p, hi), px + 4, vg_py(&p, hi));
+            vg_plot_bar(b, &p, g, r->ladder_lo, r->ladder_hi, "#2f5fa8", "none");
         gk_sb_printf(b,
                      "<circle cx='%.1f' cy='%.1f' r='4.5' fill='#2f5fa8'><title>generation %d: "
                      "%+.0f [%+.0f, %+.0f]</title></circle>\n",
                      px, vg_py(&p, r->ladder_elo), g, r->ladder_elo, r->ladder_lo, r->ladder_hi);
     }
-    legend(b, p.x0, 290, "#2f5fa8", "none", "promoted generation vs generation 0");
-    legend(b, p.x0, 308, "#8a7a66", "5 4", "gating Elo chained along the promotions");
+    rejected_marks(b, t, &p);
+    legend(b, p.x0, 286, "#2f5fa8", "none", "promoted generation vs generation 0");
+    legend(b, p.x0, 302, "#8a7a66", "5 4", "gating Elo chained along the promotions");
+    legend(b, p.x0, 318, "#c0392b", "3 2", "rejected candidate: its gating Elo");
     gk_sb_puts(b, "</svg>\n");
 }
 
@@ -142,7 +166,7 @@ static void loss_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tmp)
                    .xlabel = "generation",
                    .ylabel = "loss"};
     gen_axis(&p, n);
-    vg_nice_range(tmp, m, 5, &p.ylo, &p.yhi, &p.ytick);
+    vg_nice_range(tmp, m, 5, 0, &p.ylo, &p.yhi, &p.ytick);
     plot_open(b, 410, 320, "Tuner loss");
     vg_plot_frame(b, &p);
     static const char *const col[3] = {"#a8977f", "#c0392b", "#e08a2c"};
@@ -185,7 +209,7 @@ static void speed_plot(gk_sb_t *b, const view_train_t *t, double *tmp) {
                    .xlabel = "generation",
                    .ylabel = "games per hour"};
     gen_axis(&p, n);
-    vg_nice_range(tmp + n, m, 5, &p.ylo, &p.yhi, &p.ytick);
+    vg_nice_range(tmp + n, m, 5, 0, &p.ylo, &p.yhi, &p.ytick);
     plot_open(b, 410, 320, "Self-play games per hour");
     vg_plot_frame(b, &p);
     double bw = fmin(28, p.w / (n + 1) * 0.7);
@@ -253,7 +277,7 @@ static void gen_table(gk_sb_t *b, const view_train_t *t) {
 int view_train_html(gk_sb_t *out, const view_train_t *t, char *err, size_t errcap) {
     GK_RETURN_IF(t->ngen < 1 || !t->gen, err, errcap, GK_E_ARG, "no generation to show");
     double *x = malloc((size_t)t->ngen * sizeof *x);
-    double *tmp = malloc((4 * (size_t)t->ngen + 2) * sizeof *tmp);
+    double *tmp = malloc((7 * (size_t)t->ngen + 2) * sizeof *tmp);
     if (!x || !tmp) {
         free(x);
         free(tmp);
@@ -325,7 +349,7 @@ int view_train_write(const char *dir, const view_train_t *t, char *err, size_t e
         }
     if (!rc) {
         b.n = 0;
-        if (gk_path_join(path, sizeof path, dir, "training.html"))
+        if (gk_path_join(path, sizeof path, dir, "report.html"))
             rc = gk_fail(err, errcap, GK_E_INVALID, "%s: path too long", gk_path_shown(dir));
         else if (!(rc = view_train_html(&b, t, err, errcap)))
             rc = view_write(path, &b, err, errcap);
