@@ -31,6 +31,8 @@ static void usage(FILE *f) {
             "  --a SPEC, --b SPEC players: random | greedy[:eval=classic|ours,weights=FILE]\n"
             "                     | ab[:depth=D,time=S,eval=classic|ours,weights=FILE,tt_mb=M]\n"
             "                     | mcts[:playouts=N,time=S,threads=T,weights=FILE,...]\n"
+            "                     | cmd:PROGRAM ARGS... (an engine speaking docs/PROTOCOL.md,\n"
+            "                     e.g. 'cmd:gounki engine --playouts 500')\n"
             "  --games N          number of games, even (default 100)\n" CLI_OPENINGS_HELP
             "                     (not policy:K; default random:4; with lines:FILE, pair i\n"
             "                     plays line (i + a seeded offset) mod the number of lines,\n"
@@ -39,6 +41,12 @@ static void usage(FILE *f) {
             "  --threads T        threads in all (default: the number of cores): T / S games\n"
             "                     at once, S the most search threads of a player "
             "(threads=)\n" CLI_SPRT_HELP
+            "  --tc BASE[+INC]    time control per game: BASE seconds on each side's clock,\n"
+            "                     INC added per move; a side whose clock runs out loses on\n"
+            "                     time (built-in players get the clock as their budget)\n"
+            "  --timeout S        how long an engine (cmd:) may stay silent: past its clock\n"
+            "                     with --tc (default 1), per move without (default 60);\n"
+            "                     then it loses the game, is killed and started again\n"
             "  --pgn FILE         write the counted games as game records to FILE\n"
             "  --quiet            no progress lines, only the summary\n" CLI_POS_HELP "\n"
             "MCTS parameters (mcts:NAME=VALUE,...):\n%s",
@@ -80,13 +88,19 @@ static void on_pair(void *vc, const match_game_t *g0, const match_game_t *g1,
             const char *black = g->a_white ? c->o->spec_b : c->o->spec_a;
             char round[32];
             snprintf(round, sizeof round, "%d", g->index + 1);
-            if (record_write_game(c->pgn, &g->start, g->actions, g->nactions, g->result, g->reason,
-                                  "gounki match", round, white, black) < 0)
+            if (record_write_game_term(c->pgn, &g->start, g->actions, g->nactions, g->result,
+                                       g->reason, g->termination, "gounki match", round, white,
+                                       black) < 0)
                 c->write_failed = 1;
         }
         fflush(c->pgn);
     }
     if (c->quiet) return;
+    const match_game_t *gs[2] = {g0, g1};
+    for (int k = 0; k < 2; k++)
+        if (gs[k]->end != MATCH_END_RULES)
+            printf("game %d: %s (%s) lost: %s\n", gs[k]->index + 1, gs[k]->end_a ? "A" : "B",
+                   gs[k]->end_a ? c->o->spec_a : c->o->spec_b, gs[k]->termination);
     uint64_t n = st->w + st->d + st->l;
     fprintf(stdout, "pair %d/%d  games %llu: +%llu =%llu -%llu  score %.1f%%  ", st->pairs_counted,
             st->games_total / 2, (unsigned long long)n, (unsigned long long)st->w,
@@ -98,11 +112,26 @@ static void on_pair(void *vc, const match_game_t *g0, const match_game_t *g1,
     fflush(stdout);
 }
 
-enum { O_A = 0x2001, O_B, O_PGN };
+enum { O_A = 0x2001, O_B, O_PGN, O_TC, O_TIMEOUT };
 
 typedef struct own {
     const char *a, *b, *pgn;
+    double tc_base, tc_inc, timeout; /* timeout < 0: not given */
 } own_t;
+
+/* --tc BASE[+INC], seconds. */
+static int parse_tc(const char *arg, own_t *o) {
+    char base[64];
+    const char *plus = strchr(arg, '+');
+    size_t k = plus ? (size_t)(plus - arg) : strlen(arg);
+    if (k >= sizeof base) k = sizeof base - 1;
+    memcpy(base, arg, k);
+    base[k] = 0;
+    if (cli_parse_double(CMD, "--tc", base, 0.001, 1e7, &o->tc_base)) return -1;
+    o->tc_inc = 0;
+    if (plus && cli_parse_double(CMD, "--tc", plus + 1, 0, 1e7, &o->tc_inc)) return -1;
+    return 1;
+}
 
 static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     own_t *o = state;
@@ -111,6 +140,9 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     case O_A: o->a = arg; return 1;
     case O_B: o->b = arg; return 1;
     case O_PGN: o->pgn = arg; return 1;
+    case O_TC: return parse_tc(arg, o);
+    case O_TIMEOUT:
+        return cli_parse_double(cmd, "--timeout", arg, 0.001, 1e6, &o->timeout) ? -1 : 1;
     }
     return 0;
 }
@@ -123,6 +155,8 @@ static int options(int argc, char **argv, match_opts_t *o, own_t *own, int *quie
     static const struct option own_opts[] = {{"a", required_argument, 0, O_A},
                                              {"b", required_argument, 0, O_B},
                                              {"pgn", required_argument, 0, O_PGN},
+                                             {"tc", required_argument, 0, O_TC},
+                                             {"timeout", required_argument, 0, O_TIMEOUT},
                                              {0, 0, 0, 0}};
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
@@ -155,6 +189,9 @@ static int options(int argc, char **argv, match_opts_t *o, own_t *own, int *quie
     o->seed = run.seed;
     o->sprt = sprt.on;
     o->sprt_params = sprt.p;
+    o->tc_base_s = own->tc_base;
+    o->tc_inc_s = own->tc_inc;
+    o->timeout_s = own->timeout > 0 ? own->timeout : own->tc_base > 0 ? 1 : 60;
     *quiet = run.quiet;
     /* A book line is the opening unless random turns are asked for too. */
     o->opening_plies = op.kind ? (int)op.turns : op.lines ? 0 : 4;
@@ -178,8 +215,16 @@ static int options(int argc, char **argv, match_opts_t *o, own_t *own, int *quie
     int most = 1;
     for (int k = 0; k < 2; k++) {
         player_t *pl;
-        if ((rc = cli_new_player(CMD, k ? "--b" : "--a", k ? own->b : own->a, o->start.game, &pl)))
-            return rc;
+        const char *spec = k ? own->b : own->a;
+        if (match_spec_is_cmd(spec)) {
+            if (!spec[4]) {
+                cli_error(CMD, "%s: 'cmd:' needs a command (cmd:PROGRAM ARGS...)",
+                          k ? "--b" : "--a");
+                return CLI_USAGE;
+            }
+            continue; /* started and checked by match_run() */
+        }
+        if ((rc = cli_new_player(CMD, k ? "--b" : "--a", spec, o->start.game, &pl))) return rc;
         if (player_threads(pl) > most) most = player_threads(pl);
         player_free(pl);
     }
@@ -225,12 +270,22 @@ static void print_summary(const match_opts_t *o, const match_stats_t *st) {
         st->seconds_a > 0 ? (double)st->work_a / st->seconds_a : 0.0, st->seconds_b,
         (unsigned long long)st->work_b,
         st->seconds_b > 0 ? (double)st->work_b / st->seconds_b : 0.0, st->wall_s);
+    for (int k = 0; k < 2; k++) {
+        char buf[256] = "";
+        size_t len = 0;
+        for (int e = 1; e < MATCH_NENDS; e++)
+            if (st->ends[k][e])
+                len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%llu %s", len ? ", " : "",
+                                        (unsigned long long)st->ends[k][e], match_end_name(e));
+        if (len)
+            printf("%s (%s) lost by faults: %s\n", k ? "B" : "A", k ? o->spec_b : o->spec_a, buf);
+    }
 }
 
 int cmd_match(int argc, char **argv) {
     match_opts_t o;
     memset(&o, 0, sizeof o);
-    own_t own = {0};
+    own_t own = {.timeout = -1};
     int quiet = 0;
     static ol_lines_t book;
     int rc = options(argc, argv, &o, &own, &quiet, &book);
