@@ -1,6 +1,7 @@
 /*
- * search/gep.h -- the gounki engine protocol (GEP, docs/PROTOCOL.md): the commands, the
- * engine's state and the search that answers `go`, without any I/O of its own.
+ * search/gep.h -- the engine protocol (GEP, docs/PROTOCOL.md): commands, state, search.
+ *
+ * The engine's state and the search that answers `go`, without any I/O of its own.
  *
  * Contract
  * --------

@@ -1,6 +1,5 @@
 /*
- * search/turn.h -- the complete move (the whole turn) a search chose, and principal
- * variations as complete moves.
+ * search/turn.h -- the complete move a search chose, and variations as complete moves.
  *
  * Contract
  * --------

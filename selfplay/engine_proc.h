@@ -1,7 +1,8 @@
 /*
- * selfplay/engine_proc.h -- an external engine as a child process that speaks the engine
- * protocol (docs/PROTOCOL.md) on its standard input and output: start, lines both ways with
- * deadlines, and an end that always reaps the process.
+ * selfplay/engine_proc.h -- external engines (docs/PROTOCOL.md) as child processes.
+ *
+ * An engine speaks the protocol on its standard input and output: start, lines both ways
+ * with deadlines, and an end that always reaps the process.
  *
  * Contract
  * --------
