@@ -116,6 +116,11 @@ rc=$?
 [ $rc -eq 0 ] || fail "quit during a search: exit $rc"
 ENG_PID=
 
+# nodes alone decides (no default playout budget behind it).
+out=$(run 'game gounki\ngo nodes 200000\n')
+n=$(sed -n 's/^info playouts \([0-9]*\) .*/\1/p' <<<"$out" | tail -1)
+[ "${n:-0}" -gt 1000 ] || fail "go nodes stopped at $n playouts: $out"
+
 # A game over: bestmove none.  Gobs: the answer is a whole turn, playable as one move.
 out=$(run 'game gounki\nposition startpos moves b2-b3 a7-a6 b3-c3 a6-b6 c3-b3 b6-a6 b3-c3 a6-b6 c3-b3 b6-a6\ngo playouts 10\n')
 [ "$(tail -1 <<<"$out")" = "bestmove none" ] || fail "game over: $out"
