@@ -205,9 +205,13 @@ gep_t *gep_new(gep_out_fn out, void *ctx, const char *defaults, const char *weig
         return NULL;
     }
     snprintf(g->weights, sizeof g->weights, "%s", weights ? weights : "");
+    /* A weight file of the other game starts the session in that game. */
     if (load_weights(g->weights, g->rules.game, g->w, err, errcap)) {
-        gep_free(g);
-        return NULL;
+        if (!*g->weights || load_weights(g->weights, GK_GAME_GOBS, g->w, e2, sizeof e2)) {
+            gep_free(g);
+            return NULL;
+        }
+        g->rules.game = GK_GAME_GOBS;
     }
     gk_game_by_id(g->rules.game)->setup(&g->start, &g->rules);
     g->pos = g->start;

@@ -39,7 +39,8 @@ typedef void (*gep_out_fn)(void *ctx, const char *line);
 /* A session for game gounki at its start position (no position set yet: `go` wants a
  * `position` or `game` first), with the search defaults of search/mcts.h changed by the
  * NAME=VALUE list `defaults` (may be NULL) and weight file `weights` (NULL: the shipped
- * weights).  NULL with a reason in err on a bad list or weight file or a lack of memory. */
+ * weights; a Gobs weight file starts the session in gobs standard).  NULL with a reason in
+ * err on a bad list or weight file or a lack of memory. */
 gep_t *gep_new(gep_out_fn out, void *ctx, const char *defaults, const char *weights, char *err,
                size_t errcap);
 void gep_free(gep_t *g); /* NULL is fine */

@@ -116,6 +116,14 @@ rc=$?
 [ $rc -eq 0 ] || fail "quit during a search: exit $rc"
 ENG_PID=
 
+# A Gobs weight file starts the session in Gobs; a game it does not fit is refused.
+out=$(printf 'show\ngame gounki\nsetoption name weights value\ngame gounki\nshow\n' |
+    "$GOUNKI" engine --weights "$SRC/weights/gobs-default.txt")
+grep -q "^info position standard " <<<"$out" || fail "Gobs weights: $out"
+grep -q "^error game: weights: .*not 'gounki'.*(set the option weights first)" <<<"$out" || fail "Gobs weights, game gounki: $out"
+[ "$(grep -c '^error' <<<"$out")" -eq 1 ] || fail "Gobs weights: $out"
+grep -q "^info position rsrsrsrs" <<<"$out" || fail "Gobs weights, then none: $out"
+
 # nodes alone decides (no default playout budget behind it).
 out=$(run 'game gounki\ngo nodes 200000\n')
 n=$(sed -n 's/^info playouts \([0-9]*\) .*/\1/p' <<<"$out" | tail -1)
