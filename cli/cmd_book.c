@@ -15,6 +15,7 @@
 #include "../data/gamelog.h"
 #include "../eval/eval.h"
 #include "../search/mcts.h"
+#include "../search/params.h"
 #include "../selfplay/book_expand.h"
 #include "../selfplay/selfplay.h"
 #include "cli.h"
@@ -200,6 +201,30 @@ done:
     return rc;
 }
 
+/* Records in b's provenance that m (read from path) was merged, and, when the merge
+ * succeeded, m's own provenance under the merge's number. */
+static void note_merge(bk_book_t *b, const bk_book_t *m, const char *path, bool merged) {
+    char name[32], tmp[8];
+    int k = 0;
+    for (; k < 64; k++) {
+        snprintf(name, sizeof name, "merged_%d", k);
+        if (!bk_prov_get(b, name, tmp, sizeof tmp)) break;
+    }
+    bk_prov_set(b, name, "%s nodes %u book_moves %" PRIu64 " batches %" PRIu64, path, m->nnodes,
+                m->nedges, m->batches);
+    for (const char *s = m->prov; merged && s && *s;) {
+        const char *e = strchr(s, '\n');
+        size_t ll = e ? (size_t)(e - s) : strlen(s);
+        const char *sp = memchr(s, ' ', ll);
+        if (sp) {
+            char key[96];
+            snprintf(key, sizeof key, "m%d_%.*s", k, (int)(sp - s), s);
+            bk_prov_set(b, key, "%.*s", (int)(ll - (size_t)(sp - s) - 1), sp + 1);
+        }
+        s += ll + (e ? 1 : 0);
+    }
+}
+
 static int sub_build(int argc, char **argv) {
     static const struct option opts[] = {CLI_POS_LONGOPTS,
                                          {"logs", required_argument, 0, O_LOGS},
@@ -299,26 +324,7 @@ static int sub_build(int argc, char **argv) {
             }
         }
         int mr = bk_merge(&b, &m, err, sizeof err);
-        char name[32], tmp[8];
-        int k = 0;
-        for (; k < 64; k++) {
-            snprintf(name, sizeof name, "merged_%d", k);
-            if (!bk_prov_get(&b, name, tmp, sizeof tmp)) break;
-        }
-        bk_prov_set(&b, name, "%s nodes %u book_moves %" PRIu64 " batches %" PRIu64, merges[i],
-                    m.nnodes, m.nedges, m.batches);
-        /* The merged book's own provenance, prefixed by its number. */
-        for (const char *s = m.prov; s && *s;) {
-            const char *e = strchr(s, '\n');
-            size_t ll = e ? (size_t)(e - s) : strlen(s);
-            const char *sp = memchr(s, ' ', ll);
-            if (sp && !mr) {
-                char key[96];
-                snprintf(key, sizeof key, "m%d_%.*s", k, (int)(sp - s), s);
-                bk_prov_set(&b, key, "%.*s", (int)(ll - (size_t)(sp - s) - 1), sp + 1);
-            }
-            s += ll + (e ? 1 : 0);
-        }
+        note_merge(&b, &m, merges[i], mr == 0);
         bk_free(&m);
         if (mr < 0) {
             cli_error(CMD, "build: --merge %s: %s", merges[i], err);
@@ -364,6 +370,15 @@ static volatile sig_atomic_t stop_flag; /* the one mutable global: the signal ha
 static void on_signal(int sig) {
     (void)sig;
     stop_flag = 1;
+}
+
+/* A search parameter of book expand's --mcts list; the ones expand sets itself are refused. */
+static int expand_param(void *ctx, const char *name, const char *value, char *err, size_t cap) {
+    if (!strcmp(name, "threads") || !strcmp(name, "seed") || !strcmp(name, "reuse")) {
+        snprintf(err, cap, "book expand sets it itself (see --threads, --seed)");
+        return -1;
+    }
+    return mcts_params_set(ctx, NULL, name, value, err, cap);
 }
 
 static int sub_expand(int argc, char **argv) {
@@ -465,33 +480,9 @@ static int sub_expand(int argc, char **argv) {
     }
     if (o.time_s > 0) o.playouts = 0;
     char err[1024];
-    if (mcts) {
-        char buf[1024];
-        if (snprintf(buf, sizeof buf, "%s", mcts) >= (int)sizeof buf) {
-            cli_error(CMD, "expand: --mcts: too long");
-            return CLI_USAGE;
-        }
-        char *save = NULL;
-        for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-            char *eq = strchr(kv, '=');
-            if (!eq) {
-                cli_error(CMD, "expand: --mcts: '%s' is not NAME=VALUE", kv);
-                return CLI_USAGE;
-            }
-            *eq = 0;
-            if (!strcmp(kv, "threads") || !strcmp(kv, "seed") || !strcmp(kv, "reuse")) {
-                cli_error(CMD, "expand: --mcts: %s is set by book expand (--threads, --seed)", kv);
-                return CLI_USAGE;
-            }
-            int r = mcts_params_set(&o.mcts, NULL, kv, eq + 1, err, sizeof err);
-            if (r <= 0) {
-                if (r == 0)
-                    cli_error(CMD, "expand: --mcts: unknown parameter '%s'", kv);
-                else
-                    cli_error(CMD, "expand: --mcts: %s", err);
-                return CLI_USAGE;
-            }
-        }
+    if (mcts && params_list(mcts, expand_param, &o.mcts, err, sizeof err) < 0) {
+        cli_error(CMD, "expand: --mcts: %s", err);
+        return CLI_USAGE;
     }
     o.stop = &stop_flag;
     struct sigaction sa;

@@ -241,8 +241,10 @@ int bk_journal_parse(const uint8_t *p, size_t n, const char *name, bk_journal_t 
         }
         uint64_t sum = gk_xxh64(p + off, (size_t)len + 8, 0);
         if (sum != bk_get64(p + off + 8 + len)) {
-            if ((size_t)len + 16 == left) {
-                j->torn = true; /* the last record, written in part */
+            /* The last record, written in part, and maybe zeros after it (a file the
+             * system extended before the crash): torn, not damaged. */
+            if (all_zero(p + off + len + 16, left - len - 16)) {
+                j->torn = true;
                 break;
             }
             bk_journal_free(j);

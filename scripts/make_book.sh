@@ -36,7 +36,7 @@ GV=(--game "$GAME" --variant "$VARIANT")
 echo "== $(date -u +%FT%TZ) self-play: $GAMES games at $SP_PLAYOUTS playouts into $WORK/logs"
 if [ "$GAMES" -gt 0 ]; then
     "${MPI[@]}" "$GOUNKI" selfplay "${GV[@]}" --games "$GAMES" --playouts "$SP_PLAYOUTS" \
-        --openings none --seed "$SEED" --no-stats --out "$WORK/logs" --quiet
+        --openings none --seed "$SEED" --no-stats --run "$WORK/logs" --quiet
 fi
 if [ ! -e "$OUT" ] && [ ! -e "$OUT.journal" ]; then
     echo "== $(date -u +%FT%TZ) build: turns < $TURNS, moves of >= $MIN_GAMES games"

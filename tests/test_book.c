@@ -426,6 +426,21 @@ static void test_journal(void) {
     memset(d + j.n, 0, 100);
     CHECK_OK(bk_journal_parse(d, j.n + 100, "t.journal", &jj, err, sizeof err), err);
     CHECK(jj.nrec == 2 && jj.torn);
+    bk_journal_free(&jj);
+    /* A last record cut short and then zeros (killed twice: once while appending, then
+     * after the system extended the file): torn, the first record survives. */
+    memcpy(d, j.p, j.n - 7);
+    memset(d + j.n - 7, 0, 107);
+    CHECK_OK(bk_journal_parse(d, j.n + 100, "t.journal", &jj, err, sizeof err), err);
+    CHECK(jj.nrec == 1 && jj.torn && jj.valid_end == r1);
+    bk_journal_free(&jj);
+    /* ... but a damaged record with a sound one after it is damage. */
+    memcpy(d, j.p, j.n);
+    d[r1 - 3] ^= 1;
+    CHECK(bk_journal_parse(d, j.n, "t.journal", &jj, err, sizeof err) == GK_E_CHECKSUM);
+    memcpy(d, j.p, j.n);
+    memset(d + j.n, 0, 100);
+    CHECK_OK(bk_journal_parse(d, j.n + 100, "t.journal", &jj, err, sizeof err), err);
     /* Replay: both batches, the book changes as the records say. */
     uint32_t applied = 0;
     bk_book_t c;

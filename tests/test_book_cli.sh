@@ -4,13 +4,7 @@
 # probing through engine specs (match, analyse), self-play openings walked from a book,
 # and every bad input: one line on stderr, exit 1 (bad data) or 2 (usage).
 set -euo pipefail
-G=${GOUNKI:?}
-SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 # Runs a command that must fail with status $1 and exactly one line on stderr matching $2.
 bad() {
     local want=$1 pat=$2

@@ -4,14 +4,8 @@
 # for one built from logs (its nodes searched first); a run extended to more nodes equals a
 # run made to that size at once; a rerun of a finished run changes nothing; Gobs (short).
 set -euo pipefail
-G=${GOUNKI:?}
-SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
 MPI=(mpirun --allow-run-as-root --oversubscribe)
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$G" book build --out "$T/start.book" >/dev/null
 "$G" selfplay --games 6 --playouts 20 --quiet --out "$T/logs" 2>/dev/null

@@ -4,14 +4,7 @@
 # duplicated game and garbage; cat and stats never crash on any of them; every record of
 # log cat replays; usage errors exit 2.
 set -euo pipefail
-G=${GOUNKI:?}
-# Sanitizer builds: Open MPI does not free its own memory; its leaks are suppressed.
-SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 expect() { # STATUS CMD...: runs CMD, wants exit STATUS, and never a signal
     local want=$1; shift
     set +e; "$@" >"$T/out" 2>&1; local rc=$?; set -e

@@ -4,8 +4,10 @@
  * Gobs, with tree reuse and with an arena that fills up, and root-parallel searches;
  * checks the visit accounting (every playout lands in exactly one root child), the
  * legality of the answers, that root mode with a playout budget is deterministic, and
- * that a time limit is kept.
+ * that a time limit is kept; a watched search (info so far from the first thread while the
+ * others search, an outside stop) in both modes.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +137,43 @@ static void timed(void) {
     mcts_free(m);
 }
 
+typedef struct watch {
+    _Atomic int stop;
+    int calls;
+} watch_t;
+
+static void on_info(const mcts_result_t *r, void *ctx) {
+    watch_t *w = ctx;
+    if (r->nchildren > 0 && ++w->calls == 3) atomic_store(&w->stop, 1);
+}
+
+static void watched(int parallel) {
+    gk_pos_t p;
+    position(GK_GAME_GOUNKI, 4, &p);
+    ev_weights_t w;
+    ev_weights_default(0, &w);
+    mcts_params_t mp;
+    mcts_params_default(&mp);
+    mp.threads = 2;
+    mp.tree_mb = 16;
+    mp.parallel = parallel;
+    mcts_t *m = mcts_new(&mp, &w);
+    CHECK(m != NULL, "mcts_new");
+    if (!m) return;
+    watch_t wt = {.calls = 0};
+    atomic_init(&wt.stop, 0);
+    mcts_set_monitor(m, &(mcts_monitor_t){.stop = &wt.stop, .info = on_info, .ctx = &wt});
+    mcts_limits_t l;
+    mcts_limits_default(&l);
+    l.playouts = 0;
+    l.time_s = 30;
+    l.early_stop = false;
+    CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0, "watched search");
+    CHECK(wt.calls == 3 && ra.stopped_early && ra.seconds < 20, "parallel %d: %d calls, %.2f s",
+          parallel, wt.calls, ra.seconds);
+    mcts_free(m);
+}
+
 int main(void) {
     gk_init();
     for (int g = 0; g < GK_NGAMES; g++) {
@@ -144,5 +183,7 @@ int main(void) {
         root_mode(g);
     }
     timed();
+    watched(MCTS_PAR_TREE);
+    watched(MCTS_PAR_ROOT);
     return check_exit("test_mcts_mt");
 }

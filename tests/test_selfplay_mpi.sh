@@ -3,16 +3,9 @@
 # (compared as `gounki log cat` text), every run verifies complete, a rerun of a finished
 # run plays nothing, a run can be extended, and changed settings are refused.
 set -euo pipefail
-G=${GOUNKI:?}
-# Sanitizer builds: Open MPI does not free its own memory; its leaks are suppressed.
-SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
 MPI=(mpirun --allow-run-as-root --oversubscribe)
 ARGS=(--games 10 --playouts 40 --seed 7 --frame-games 3 --quiet)
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$G" selfplay "${ARGS[@]}" --out "$T/solo" 2>"$T/solo.err" || fail "single process: $(cat "$T/solo.err")"
 "${MPI[@]}" -np 1 "$G" selfplay "${ARGS[@]}" --out "$T/np1" 2>"$T/err" || fail "np 1: $(cat "$T/err")"

@@ -4,15 +4,9 @@
 # the same games; a SIGTERM in the middle of a 2-worker run stops it cleanly (exit 3,
 # nothing torn) and the resume completes it.
 set -euo pipefail
-G=${GOUNKI:?}
-SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+. "$(dirname "$0")/lib.sh"
 # LLVM's OpenMP runtime and Open MPI are not instrumented: their own locking reads as races.
 export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }ignore_noninstrumented_modules=1"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 ARGS=(--games 9 --playouts 40 --seed 21 --frame-games 2 --quiet)
 
 "$G" selfplay "${ARGS[@]}" --threads 1 --out "$T/t1" 2>"$T/err" || fail "1 worker: $(cat "$T/err")"

@@ -4,14 +4,7 @@
 # seconds with status 3, every shard verifies with no torn frame, the finished games are
 # kept, and rerunning the command completes the run.
 set -euo pipefail
-G=${GOUNKI:?}
-# Sanitizer builds: Open MPI does not free its own memory; its leaks are suppressed.
-SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/lib.sh"
 now() { date +%s%N; }
 ARGS=(--games 40 --playouts 400 --seed 5 --frame-games 4)
 
