@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # tests/test_engine_mt.sh -- gounki engine's search thread against its reader (stop, quit, isready, refused commands, EOF), with a two-thread search; run under TSan too.
 set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+. "$(dirname "$0")/lib.sh"
+tmp=$T
 for round in 1 2 3; do
     out=$( (printf 'setoption name threads value 2\nsetoption name info_interval value 50\ngame gounki\ngo infinite\n'
         sleep 0.3

@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
 # tests/test_engine_protocol.sh -- replays the example session of docs/PROTOCOL.md against `gounki engine`, then the error cases.
 set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; [ -n "${ENG_PID:-}" ] && kill "$ENG_PID" 2>/dev/null' EXIT
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+. "$(dirname "$0")/lib.sh"
+tmp=$T
+trap 'rm -rf "$T"; [ -n "${ENG_PID:-}" ] && kill "$ENG_PID" 2>/dev/null' EXIT
 
 start() {
     coproc ENG { "$GOUNKI" engine "$@" 2>"$tmp/stderr"; }

@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # tests/test_match_engine.sh -- gounki match with external engines (cmd:): the same games as built-in players, and broken engines losing by their faults.
 set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+. "$(dirname "$0")/lib.sh"
+tmp=$T
 moves() { grep -v '^\[White\|^\[Black' "$1"; }
 
 # `cmd:gounki engine` at fixed playouts plays the games the built-in spec plays (same seeds),

@@ -1,12 +1,8 @@
 #!/usr/bin/env bash
 # tests/test_match_multi.sh -- gounki match with more than two players: gauntlet, round robin, the table, the Elo fit and the JSON file.
 set -u
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-    echo "FAIL: $*" >&2
-    exit 1
-}
+. "$(dirname "$0")/lib.sh"
+tmp=$T
 "$GOUNKI" match --round-robin --player greedy --player random --player ab:depth=1 --games 6 \
     --threads 2 --json "$tmp/rr.json" --pgn "$tmp/rr.pgn" >"$tmp/rr.out" || fail "round robin: $(cat "$tmp/rr.out")"
 for p in "1 - 2" "1 - 3" "2 - 3"; do
