@@ -8,12 +8,15 @@
 #include "../search/mcts.h"
 #include "../search/player.h"
 #include "../selfplay/match.h"
+#include "../common/files.h"
+#include "../common/strbuf.h"
 #include "cli.h"
 #include "record_out.h"
 
 int cmd_match(int argc, char **argv);
 extern const char cmd_match_summary[];
-const char cmd_match_summary[] = "play two engines against each other: W/D/L, Elo, SPRT";
+const char cmd_match_summary[] =
+    "engines against each other (two, a gauntlet, a round robin): W/D/L, Elo, SPRT";
 
 static const char *const CMD = "match";
 
@@ -22,6 +25,8 @@ static void usage(FILE *f) {
     mcts_params_help(help, sizeof help, NULL, NULL);
     fprintf(f,
             "usage: gounki match --a SPEC --b SPEC --games N [options]\n"
+            "       gounki match --gauntlet|--round-robin --player SPEC --player SPEC ... "
+            "[options]\n"
             "\n"
             "Plays N games between players A and B as colour-swapped pairs from the same\n"
             "opening, and prints wins/draws/losses for A, the Elo difference A - B with its\n"
@@ -31,6 +36,8 @@ static void usage(FILE *f) {
             "  --a SPEC, --b SPEC players: random | greedy[:eval=classic|ours,weights=FILE]\n"
             "                     | ab[:depth=D,time=S,eval=classic|ours,weights=FILE,tt_mb=M]\n"
             "                     | mcts[:playouts=N,time=S,threads=T,weights=FILE,...]\n"
+            "                     | cmd:PROGRAM ARGS... (an engine speaking docs/PROTOCOL.md,\n"
+            "                     e.g. 'cmd:gounki engine --playouts 500')\n"
             "  --games N          number of games, even (default 100)\n" CLI_OPENINGS_HELP
             "                     (not policy:K; default random:4; with lines:FILE, pair i\n"
             "                     plays line (i + a seeded offset) mod the number of lines,\n"
@@ -39,7 +46,18 @@ static void usage(FILE *f) {
             "  --threads T        threads in all (default: the number of cores): T / S games\n"
             "                     at once, S the most search threads of a player "
             "(threads=)\n" CLI_SPRT_HELP
+            "  --tc BASE[+INC]    time control per game: BASE seconds on each side's clock,\n"
+            "                     INC added per move; a side whose clock runs out loses on\n"
+            "                     time (built-in players get the clock as their budget)\n"
+            "  --timeout S        how long an engine (cmd:) may stay silent: past its clock\n"
+            "                     with --tc (default 1), per move without (default 60);\n"
+            "                     then it loses the game, is killed and started again\n"
             "  --pgn FILE         write the counted games as game records to FILE\n"
+            "  --gauntlet, --round-robin  more than two players, each --player SPEC (in\n"
+            "                     order): player 1 against each other one, or every pair;\n"
+            "                     N games a pairing; a table of the pairings (Elo with its\n"
+            "                     95%% interval) and a ranking by a maximum-likelihood Elo fit\n"
+            "  --json FILE        the results as JSON (players, fitted Elo, pairings)\n"
             "  --quiet            no progress lines, only the summary\n" CLI_POS_HELP "\n"
             "MCTS parameters (mcts:NAME=VALUE,...):\n%s",
             help);
@@ -51,6 +69,7 @@ typedef struct ctx {
     const match_opts_t *o;
     int write_failed;
     double last_print;
+    int pairing; /* 1.. in a gauntlet or round robin, 0 in a match of two */
 } ctx_t;
 
 static void fmt_elo(double v, char *buf, size_t cap) {
@@ -79,14 +98,23 @@ static void on_pair(void *vc, const match_game_t *g0, const match_game_t *g1,
             const char *white = g->a_white ? c->o->spec_a : c->o->spec_b;
             const char *black = g->a_white ? c->o->spec_b : c->o->spec_a;
             char round[32];
-            snprintf(round, sizeof round, "%d", g->index + 1);
-            if (record_write_game(c->pgn, &g->start, g->actions, g->nactions, g->result, g->reason,
-                                  "gounki match", round, white, black) < 0)
+            if (c->pairing)
+                snprintf(round, sizeof round, "%d.%d", c->pairing, g->index + 1);
+            else
+                snprintf(round, sizeof round, "%d", g->index + 1);
+            if (record_write_game_term(c->pgn, &g->start, g->actions, g->nactions, g->result,
+                                       g->reason, g->termination, "gounki match", round, white,
+                                       black) < 0)
                 c->write_failed = 1;
         }
         fflush(c->pgn);
     }
     if (c->quiet) return;
+    const match_game_t *gs[2] = {g0, g1};
+    for (int k = 0; k < 2; k++)
+        if (gs[k]->end != MATCH_END_RULES)
+            printf("game %d: %s (%s) lost: %s\n", gs[k]->index + 1, gs[k]->end_a ? "A" : "B",
+                   gs[k]->end_a ? c->o->spec_a : c->o->spec_b, gs[k]->termination);
     uint64_t n = st->w + st->d + st->l;
     fprintf(stdout, "pair %d/%d  games %llu: +%llu =%llu -%llu  score %.1f%%  ", st->pairs_counted,
             st->games_total / 2, (unsigned long long)n, (unsigned long long)st->w,
@@ -98,11 +126,31 @@ static void on_pair(void *vc, const match_game_t *g0, const match_game_t *g1,
     fflush(stdout);
 }
 
-enum { O_A = 0x2001, O_B, O_PGN };
+enum { O_A = 0x2001, O_B, O_PGN, O_TC, O_TIMEOUT, O_PLAYER, O_GAUNTLET, O_RR, O_JSON };
+
+#define MAX_PLAYERS 32
+enum { MODE_TWO = 0, MODE_GAUNTLET, MODE_RR };
 
 typedef struct own {
-    const char *a, *b, *pgn;
+    const char *a, *b, *pgn, *json;
+    double tc_base, tc_inc, timeout; /* timeout < 0: not given */
+    const char *players[MAX_PLAYERS];
+    int nplayers, mode;
 } own_t;
+
+/* --tc BASE[+INC], seconds. */
+static int parse_tc(const char *arg, own_t *o) {
+    char base[64];
+    const char *plus = strchr(arg, '+');
+    size_t k = plus ? (size_t)(plus - arg) : strlen(arg);
+    if (k >= sizeof base) k = sizeof base - 1;
+    memcpy(base, arg, k);
+    base[k] = 0;
+    if (cli_parse_double(CMD, "--tc", base, 0.001, 1e7, &o->tc_base)) return -1;
+    o->tc_inc = 0;
+    if (plus && cli_parse_double(CMD, "--tc", plus + 1, 0, 1e7, &o->tc_inc)) return -1;
+    return 1;
+}
 
 static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     own_t *o = state;
@@ -111,6 +159,25 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     case O_A: o->a = arg; return 1;
     case O_B: o->b = arg; return 1;
     case O_PGN: o->pgn = arg; return 1;
+    case O_TC: return parse_tc(arg, o);
+    case O_JSON: o->json = arg; return 1;
+    case O_GAUNTLET:
+    case O_RR:
+        if (o->mode && o->mode != (opt == O_RR ? MODE_RR : MODE_GAUNTLET)) {
+            cli_error(cmd, "--gauntlet and --round-robin exclude each other");
+            return -1;
+        }
+        o->mode = opt == O_RR ? MODE_RR : MODE_GAUNTLET;
+        return 1;
+    case O_PLAYER:
+        if (o->nplayers == MAX_PLAYERS) {
+            cli_error(cmd, "--player: at most %d players", MAX_PLAYERS);
+            return -1;
+        }
+        o->players[o->nplayers++] = arg;
+        return 1;
+    case O_TIMEOUT:
+        return cli_parse_double(cmd, "--timeout", arg, 0.001, 1e6, &o->timeout) ? -1 : 1;
     }
     return 0;
 }
@@ -123,6 +190,12 @@ static int options(int argc, char **argv, match_opts_t *o, own_t *own, int *quie
     static const struct option own_opts[] = {{"a", required_argument, 0, O_A},
                                              {"b", required_argument, 0, O_B},
                                              {"pgn", required_argument, 0, O_PGN},
+                                             {"tc", required_argument, 0, O_TC},
+                                             {"timeout", required_argument, 0, O_TIMEOUT},
+                                             {"player", required_argument, 0, O_PLAYER},
+                                             {"gauntlet", no_argument, 0, O_GAUNTLET},
+                                             {"round-robin", no_argument, 0, O_RR},
+                                             {"json", required_argument, 0, O_JSON},
                                              {0, 0, 0, 0}};
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
@@ -144,17 +217,39 @@ static int options(int argc, char **argv, match_opts_t *o, own_t *own, int *quie
                                   {own_opts, own_take, own}};
     int first, rc = cli_getopt(CMD, argc, argv, groups, 5, 0, &first);
     if (rc) return rc;
-    if (!own->a || !own->b) {
-        cli_error(CMD, "both --a SPEC and --b SPEC are needed (see 'gounki match --help')");
-        return CLI_USAGE;
+    if (own->mode) {
+        if (own->a || own->b) {
+            cli_error(CMD, "--gauntlet and --round-robin take --player SPEC for each player, "
+                           "not --a/--b");
+            return CLI_USAGE;
+        }
+        if (own->nplayers < 2) {
+            cli_error(CMD, "--gauntlet and --round-robin need at least two --player SPEC");
+            return CLI_USAGE;
+        }
+    } else {
+        if (own->nplayers) {
+            cli_error(CMD, "--player is for --gauntlet or --round-robin (two players: --a, --b)");
+            return CLI_USAGE;
+        }
+        if (!own->a || !own->b) {
+            cli_error(CMD, "both --a SPEC and --b SPEC are needed (see 'gounki match --help')");
+            return CLI_USAGE;
+        }
+        own->players[0] = own->a;
+        own->players[1] = own->b;
+        own->nplayers = 2;
     }
     if ((rc = cli_sprt_check(CMD, &sprt))) return rc;
-    o->spec_a = own->a;
-    o->spec_b = own->b;
+    o->spec_a = own->players[0];
+    o->spec_b = own->players[1];
     o->games = (int)run.games;
     o->seed = run.seed;
     o->sprt = sprt.on;
     o->sprt_params = sprt.p;
+    o->tc_base_s = own->tc_base;
+    o->tc_inc_s = own->tc_inc;
+    o->timeout_s = own->timeout > 0 ? own->timeout : own->tc_base > 0 ? 1 : 60;
     *quiet = run.quiet;
     /* A book line is the opening unless random turns are asked for too. */
     o->opening_plies = op.kind ? (int)op.turns : op.lines ? 0 : 4;
@@ -176,10 +271,22 @@ static int options(int argc, char **argv, match_opts_t *o, own_t *own, int *quie
     /* Each player is built once here, so that a bad spec or weight file is reported before
      * anything runs; its search threads decide the games played at once. */
     int most = 1;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < own->nplayers; k++) {
         player_t *pl;
-        if ((rc = cli_new_player(CMD, k ? "--b" : "--a", k ? own->b : own->a, o->start.game, &pl)))
-            return rc;
+        const char *spec = own->players[k];
+        char flag[32];
+        if (own->mode)
+            snprintf(flag, sizeof flag, "--player %d", k + 1);
+        else
+            snprintf(flag, sizeof flag, "%s", k ? "--b" : "--a");
+        if (match_spec_is_cmd(spec)) {
+            if (!spec[4]) {
+                cli_error(CMD, "%s: 'cmd:' needs a command (cmd:PROGRAM ARGS...)", flag);
+                return CLI_USAGE;
+            }
+            continue; /* started and checked by match_run() */
+        }
+        if ((rc = cli_new_player(CMD, flag, spec, o->start.game, &pl))) return rc;
         if (player_threads(pl) > most) most = player_threads(pl);
         player_free(pl);
     }
@@ -225,12 +332,187 @@ static void print_summary(const match_opts_t *o, const match_stats_t *st) {
         st->seconds_a > 0 ? (double)st->work_a / st->seconds_a : 0.0, st->seconds_b,
         (unsigned long long)st->work_b,
         st->seconds_b > 0 ? (double)st->work_b / st->seconds_b : 0.0, st->wall_s);
+    for (int k = 0; k < 2; k++) {
+        char buf[256] = "";
+        size_t len = 0;
+        for (int e = 1; e < MATCH_NENDS; e++)
+            if (st->ends[k][e])
+                len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%llu %s", len ? ", " : "",
+                                        (unsigned long long)st->ends[k][e], match_end_name(e));
+        if (len)
+            printf("%s (%s) lost by faults: %s\n", k ? "B" : "A", k ? o->spec_b : o->spec_a, buf);
+    }
+}
+
+/* ---- more than two players ---- */
+
+typedef struct pairing {
+    int a, b; /* player indices */
+    match_stats_t st;
+} pairing_t;
+
+static uint64_t faults(const match_stats_t *st, int side) {
+    uint64_t n = 0;
+    for (int e = 1; e < MATCH_NENDS; e++) n += st->ends[side][e];
+    return n;
+}
+
+static void json_num(gk_sb_t *sb, double v) {
+    if (isfinite(v))
+        gk_sb_printf(sb, "%.2f", v);
+    else
+        gk_sb_puts(sb, "null");
+}
+
+/* The result file: players with their fitted Elo, pairings with their counts. */
+static int write_json(const char *path, const own_t *own, const match_opts_t *o,
+                      const pairing_t *pr, int npr, const double *elo, const double *games,
+                      const double *points) {
+    static const char *const modes[] = {"match", "gauntlet", "round-robin"};
+    const gk_game_t *g = gk_game_of(&o->start);
+    gk_sb_t sb;
+    gk_sb_growing(&sb);
+    int n = own->nplayers;
+    gk_sb_printf(&sb,
+                 "{\"mode\":\"%s\",\"game\":\"%s\",\"variant\":\"%s\",\"games_per_pairing\":%d,"
+                 "\"seed\":%llu,\"tc_base_s\":%g,\"tc_inc_s\":%g,\"players\":[",
+                 modes[own->mode], g->name, g->variants[o->start.variant], o->games,
+                 (unsigned long long)o->seed, o->tc_base_s, o->tc_inc_s);
+    for (int i = 0; i < n; i++) {
+        double gi = 0, pi = 0;
+        for (int j = 0; j < n; j++) gi += games[i * n + j], pi += points[i * n + j];
+        gk_sb_printf(&sb, "%s{\"spec\":", i ? "," : "");
+        gk_sb_put_json(&sb, own->players[i]);
+        gk_sb_puts(&sb, ",\"elo\":");
+        json_num(&sb, elo[i]);
+        gk_sb_printf(&sb, ",\"games\":%.0f,\"points\":%.1f}", gi, pi);
+    }
+    gk_sb_puts(&sb, "],\"pairings\":[");
+    for (int k = 0; k < npr; k++) {
+        const match_stats_t *st = &pr[k].st;
+        uint64_t ng = st->w + st->d + st->l;
+        gk_sb_printf(&sb,
+                     "%s{\"a\":%d,\"b\":%d,\"games\":%llu,\"w\":%llu,\"d\":%llu,\"l\":%llu,"
+                     "\"penta\":[%llu,%llu,%llu,%llu,%llu],\"score\":%.4f,\"elo\":",
+                     k ? "," : "", pr[k].a + 1, pr[k].b + 1, (unsigned long long)ng,
+                     (unsigned long long)st->w, (unsigned long long)st->d,
+                     (unsigned long long)st->l, (unsigned long long)st->penta[0],
+                     (unsigned long long)st->penta[1], (unsigned long long)st->penta[2],
+                     (unsigned long long)st->penta[3], (unsigned long long)st->penta[4],
+                     ng ? ((double)st->w + 0.5 * (double)st->d) / (double)ng : 0.0);
+        json_num(&sb, st->elo_ok ? st->elo.elo : NAN);
+        gk_sb_puts(&sb, ",\"elo_lo\":");
+        json_num(&sb, st->elo_ok ? st->elo.lo : NAN);
+        gk_sb_puts(&sb, ",\"elo_hi\":");
+        json_num(&sb, st->elo_ok ? st->elo.hi : NAN);
+        gk_sb_printf(&sb, ",\"faults_a\":%llu,\"faults_b\":%llu}",
+                     (unsigned long long)faults(st, 0), (unsigned long long)faults(st, 1));
+    }
+    gk_sb_puts(&sb, "]}\n");
+    char err[512];
+    int rc = sb.over ? -1 : gk_write_atomic(path, sb.p, (size_t)sb.n, err, sizeof err);
+    if (rc) cli_error(CMD, "--json: %s", sb.over ? "out of memory" : err);
+    gk_sb_free(&sb);
+    return rc ? CLI_FAIL : CLI_OK;
+}
+
+/* The table of the pairings and the ranking by the fitted Elo. */
+static void print_table(const own_t *own, const pairing_t *pr, int npr, const double *elo,
+                        const double *games, const double *points) {
+    int n = own->nplayers;
+    printf("\nplayers:\n");
+    for (int i = 0; i < n; i++) printf("  %2d  %s\n", i + 1, own->players[i]);
+    printf("\n%-9s %6s %5s %5s %5s %7s  %-24s %s\n", "pairing", "games", "+", "=", "-", "score",
+           "Elo [95%]", "faults");
+    for (int k = 0; k < npr; k++) {
+        const match_stats_t *st = &pr[k].st;
+        uint64_t ng = st->w + st->d + st->l;
+        char e[32] = "-", lo[32] = "", hi[32] = "", el[96] = "-", pair[32];
+        if (st->elo_ok) {
+            fmt_elo(st->elo.elo, e, sizeof e);
+            fmt_elo(st->elo.lo, lo, sizeof lo);
+            fmt_elo(st->elo.hi, hi, sizeof hi);
+            snprintf(el, sizeof el, "%s [%s, %s]", e, lo, hi);
+        }
+        snprintf(pair, sizeof pair, "%d - %d", pr[k].a + 1, pr[k].b + 1);
+        printf("%-9s %6llu %5llu %5llu %5llu %6.1f%%  %-24s %llu/%llu\n", pair,
+               (unsigned long long)ng, (unsigned long long)st->w, (unsigned long long)st->d,
+               (unsigned long long)st->l,
+               ng ? 100.0 * ((double)st->w + 0.5 * (double)st->d) / (double)ng : 0.0, el,
+               (unsigned long long)faults(st, 0), (unsigned long long)faults(st, 1));
+    }
+    int order[MAX_PLAYERS];
+    for (int i = 0; i < n; i++) order[i] = i;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && elo[order[j]] > elo[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    printf("\nranking (maximum-likelihood Elo over all games, player 1 = 0):\n");
+    printf("%-5s %-7s %8s %6s %7s\n", "rank", "player", "Elo", "games", "score");
+    for (int r = 0; r < n; r++) {
+        int i = order[r];
+        double gi = 0, pi = 0;
+        for (int j = 0; j < n; j++) gi += games[i * n + j], pi += points[i * n + j];
+        printf("%-5d %-7d %+8.1f %6.0f %6.1f%%\n", r + 1, i + 1, elo[i], gi,
+               gi > 0 ? 100.0 * pi / gi : 0.0);
+    }
+}
+
+/* Every pairing of a gauntlet (player 1 against each other) or a round robin (each pair). */
+static int run_pairings(own_t *own, match_opts_t *o, ctx_t *c) {
+    int n = own->nplayers, npr = 0;
+    pairing_t *pr = calloc((size_t)(n * n), sizeof *pr);
+    double *games = calloc((size_t)(n * n), sizeof *games);
+    double *points = calloc((size_t)(n * n), sizeof *points);
+    double elo[MAX_PLAYERS] = {0};
+    int rc = CLI_OK;
+    if (!pr || !games || !points) {
+        cli_error(CMD, "out of memory");
+        rc = CLI_FAIL;
+    }
+    for (int i = 0; i < n && !rc; i++)
+        for (int j = i + 1; j < n; j++)
+            if (own->mode != MODE_GAUNTLET || i == 0) pr[npr++] = (pairing_t){.a = i, .b = j};
+    for (int k = 0; k < npr && !rc; k++) {
+        o->spec_a = own->players[pr[k].a];
+        o->spec_b = own->players[pr[k].b];
+        c->pairing = own->mode ? k + 1 : 0;
+        printf("%spairing %d/%d: A = %d %s, B = %d %s\n", k ? "\n" : "", k + 1, npr, pr[k].a + 1,
+               o->spec_a, pr[k].b + 1, o->spec_b);
+        fflush(stdout);
+        char err[512];
+        if (match_run(o, &pr[k].st, err, sizeof err)) {
+            cli_error(CMD, "pairing %d - %d: %s", pr[k].a + 1, pr[k].b + 1, err);
+            rc = CLI_FAIL;
+            break;
+        }
+        print_summary(o, &pr[k].st);
+        const match_stats_t *st = &pr[k].st;
+        double ng = (double)(st->w + st->d + st->l), pa = (double)st->w + 0.5 * (double)st->d;
+        games[pr[k].a * n + pr[k].b] += ng;
+        games[pr[k].b * n + pr[k].a] += ng;
+        points[pr[k].a * n + pr[k].b] += pa;
+        points[pr[k].b * n + pr[k].a] += ng - pa;
+    }
+    char err[256];
+    if (!rc && elo_fit(n, games, points, elo, err, sizeof err)) {
+        cli_error(CMD, "the Elo fit: %s", err);
+        rc = CLI_FAIL;
+    }
+    if (!rc) print_table(own, pr, npr, elo, games, points);
+    if (!rc && own->json) rc = write_json(own->json, own, o, pr, npr, elo, games, points);
+    free(pr);
+    free(games);
+    free(points);
+    return rc;
 }
 
 int cmd_match(int argc, char **argv) {
     match_opts_t o;
     memset(&o, 0, sizeof o);
-    own_t own = {0};
+    own_t own = {.timeout = -1};
     int quiet = 0;
     static ol_lines_t book;
     int rc = options(argc, argv, &o, &own, &quiet, &book);
@@ -245,12 +527,28 @@ int cmd_match(int argc, char **argv) {
     o.on_pair = on_pair;
     o.ctx = &c;
     const gk_game_t *g = gk_game_of(&o.start);
-    printf("match: A = %s, B = %s\n", o.spec_a, o.spec_b);
-    printf("game %s (%s), %d games as %d colour-swapped pairs, openings of %d random turns, "
-           "seed %llu, %d game%s at once\n",
-           g->name, g->variants[o.start.variant], o.games, o.games / 2, o.opening_plies,
-           (unsigned long long)o.seed, o.threads, o.threads > 1 ? "s" : "");
+    if (own.mode)
+        printf("%s of %d players: ", own.mode == MODE_GAUNTLET ? "gauntlet" : "round robin",
+               own.nplayers);
+    else
+        printf("match: A = %s, B = %s\n", o.spec_a, o.spec_b);
+    printf("game %s (%s), %d games%s as %d colour-swapped pairs, openings of %d random turns, "
+           "seed %llu, %d game%s at once",
+           g->name, g->variants[o.start.variant], o.games, own.mode ? " a pairing" : "",
+           o.games / 2, o.opening_plies, (unsigned long long)o.seed, o.threads,
+           o.threads > 1 ? "s" : "");
+    if (o.tc_base_s > 0) printf(", time control %g+%g s", o.tc_base_s, o.tc_inc_s);
+    printf("\n");
     fflush(stdout);
+    if (own.mode || own.json) {
+        rc = run_pairings(&own, &o, &c);
+        if (c.pgn && fclose(c.pgn)) c.write_failed = 1;
+        if (!rc && c.write_failed) {
+            cli_error(CMD, "--pgn: writing '%s' failed", own.pgn);
+            rc = CLI_FAIL;
+        }
+        return rc;
+    }
 
     match_stats_t st;
     char err[512];

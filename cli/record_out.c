@@ -14,6 +14,14 @@ static void tag(gk_record_t *rec, const char *name, const char *value) {
 int record_write_game(FILE *f, const gk_pos_t *start, const gk_action_t *acts, int n,
                       gk_result_t result, gk_reason_t reason, const char *event, const char *round,
                       const char *white, const char *black) {
+    return record_write_game_term(f, start, acts, n, result, reason, NULL, event, round, white,
+                                  black);
+}
+
+int record_write_game_term(FILE *f, const gk_pos_t *start, const gk_action_t *acts, int n,
+                           gk_result_t result, gk_reason_t reason, const char *termination,
+                           const char *event, const char *round, const char *white,
+                           const char *black) {
     gk_rules_t r = {start->game, start->variant, start->max_plies};
     gk_record_t rec;
     if (gk_record_init(&rec, &r)) return -1;
@@ -41,7 +49,7 @@ int record_write_game(FILE *f, const gk_pos_t *start, const gk_action_t *acts, i
     if (rc == 0) {
         tag(&rec, "Result", gk_result_text(result));
         if (result != GK_ONGOING) {
-            tag(&rec, "Termination", gk_reason_text(reason));
+            tag(&rec, "Termination", termination ? termination : gk_reason_text(reason));
             if (!gk_over(&rec.final)) {
                 const char *t = gk_result_text(result);
                 memcpy(rec.result, t, strlen(t) + 1);

@@ -20,5 +20,11 @@
 int record_write_game(FILE *f, const gk_pos_t *start, const gk_action_t *acts, int n,
                       gk_result_t result, gk_reason_t reason, const char *event, const char *round,
                       const char *white, const char *black);
+/* The same with the Termination tag given (NULL: the reason's name), for a game lost by a
+ * fault (time, an illegal answer, a crashed engine) rather than by the rules. */
+int record_write_game_term(FILE *f, const gk_pos_t *start, const gk_action_t *acts, int n,
+                           gk_result_t result, gk_reason_t reason, const char *termination,
+                           const char *event, const char *round, const char *white,
+                           const char *black);
 
 #endif

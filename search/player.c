@@ -24,10 +24,14 @@ struct player {
     bl_eval_t eval;
     ab_search_t *ab;
     ab_limits_t ablim;
+    ab_limits_t ablim_spec; /* as the spec gave them (player_set_clock) */
+    bool depth_set;
     size_t tt_mb;
     /* mcts */
     mcts_params_t mp;
     mcts_limits_t ml;
+    mcts_limits_t ml_spec; /* as the spec gave them (player_set_clock) */
+    bool playouts_set;
     ev_weights_t *w;
     mcts_t *m;
     mcts_result_t *res; /* large (one entry per root child): kept off the stack */
@@ -245,11 +249,13 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
     case PLAYER_AB:
         pl->eval.kind = s->eval_kind;
         pl->ablim = s->ablim;
+        pl->depth_set = s->ablim.depth != 0;
         if (pl->eval.kind == BL_EVAL_OURS &&
             load_weights(game, weights, &pl->eval.w, kn, err, errcap))
             goto fail;
         if (pl->kind == PLAYER_AB) {
             if (pl->ablim.depth == 0 && pl->ablim.time_s == 0) pl->ablim.depth = 4;
+            pl->ablim_spec = pl->ablim;
             pl->ab = ab_new(&pl->eval, s->tt_mb ? s->tt_mb : 16);
             if (!pl->ab) {
                 snprintf(err, errcap, "ab: out of memory for the transposition table");
@@ -260,6 +266,8 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
     case PLAYER_MCTS:
         pl->mp = s->mc.p;
         pl->ml = s->mc.l;
+        pl->ml_spec = s->mc.l;
+        pl->playouts_set = mcts_config_isset(&s->mc, "playouts");
         pl->w = malloc(sizeof *pl->w);
         pl->res = malloc(sizeof *pl->res);
         if (!pl->w || !pl->res) {
@@ -376,6 +384,25 @@ int player_choose(player_t *pl, const gk_pos_t *p, const gk_hist_t *h, uint64_t 
     /* The engines time themselves; the baselines' time is measured here. */
     if (out->seconds == 0) out->seconds = gk_now_s() - t0;
     return out->action == GK_NO_ACTION ? -1 : 0;
+}
+
+void player_set_clock(player_t *pl, double left_s, double inc_s) {
+    if (pl->kind == PLAYER_MCTS) {
+        pl->ml = pl->ml_spec;
+        if (left_s > 0) {
+            pl->ml.clock_s = left_s;
+            pl->ml.inc_s = inc_s;
+            if (!pl->playouts_set) pl->ml.playouts = 0;
+        }
+    } else if (pl->kind == PLAYER_AB) {
+        pl->ablim = pl->ablim_spec;
+        if (left_s > 0) {
+            double t = left_s / 30 + inc_s / 2;
+            if (pl->ablim_spec.time_s > 0 && pl->ablim_spec.time_s < t) t = pl->ablim_spec.time_s;
+            pl->ablim.time_s = t;
+            if (!pl->depth_set) pl->ablim.depth = 0;
+        }
+    }
 }
 
 void player_observe(player_t *pl, const gk_pos_t *p, gk_action_t a) {

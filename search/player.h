@@ -80,6 +80,13 @@ int player_new_game(player_t *pl, uint64_t seed);
 int player_choose(player_t *pl, const gk_pos_t *p, const gk_hist_t *h, uint64_t seed,
                   player_move_t *out);
 
+/* A game clock for the following choices (gounki match --tc): left_s seconds on the
+ * mover's clock, inc_s added per move.  mcts: its clock and inc limits (and no playout
+ * limit unless the spec sets playouts); ab: a time limit of left_s / 30 + inc_s / 2 (no
+ * more than the spec's time, and no depth limit unless the spec sets depth); random and
+ * greedy ignore it.  left_s <= 0 goes back to the spec's own budget. */
+void player_set_clock(player_t *pl, double left_s, double inc_s);
+
 /* Tells the player that action a was played at p (by either side), for tree reuse. */
 void player_observe(player_t *pl, const gk_pos_t *p, gk_action_t a);
 

@@ -177,3 +177,63 @@ elo_sprt_state_t elo_sprt_state(const elo_sprt_t *t, double x) {
     if (x <= lower) return ELO_SPRT_H0;
     return ELO_SPRT_CONTINUE;
 }
+
+int elo_fit(int n, const double *games, const double *points, double *elo, char *err,
+            size_t errcap) {
+    GK_RETURN_IF(n < 2 || n > 1024, err, errcap, GK_E_INVALID, "elo_fit needs 2 to 1024 players");
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            double g = games[i * n + j], p = points[i * n + j];
+            GK_RETURN_IF(!(g >= 0 && p >= 0 && p <= g + 1e-9 && fabs(g - games[j * n + i]) < 1e-9 &&
+                           (i == j || fabs(p + points[j * n + i] - g) < 1e-6)),
+                         err, errcap, GK_E_INVALID,
+                         "inconsistent game counts between players %d and %d", i + 1, j + 1);
+        }
+    /* gamma_i = 10^(elo_i / 400); MM step: gamma_i = W_i / sum_j N_ij / (gamma_i + gamma_j),
+     * with the virtual draw in W (1/2) and N (1) of every pairing played. */
+    double gamma[1024], next[1024];
+    for (int i = 0; i < n; i++) gamma[i] = 1;
+    for (int it = 0; it < 10000; it++) {
+        double change = 0;
+        for (int i = 0; i < n; i++) {
+            double w = 0, d = 0;
+            for (int j = 0; j < n; j++) {
+                if (j == i || games[i * n + j] <= 0) continue;
+                w += points[i * n + j] + 0.5;
+                d += (games[i * n + j] + 1) / (gamma[i] + gamma[j]);
+            }
+            next[i] = d > 0 ? w / d : gamma[i];
+        }
+        for (int i = 0; i < n; i++) {
+            change = fmax(change, fabs(log(next[i] / gamma[i])));
+            gamma[i] = next[i];
+        }
+        if (change < 1e-12) break;
+    }
+    for (int i = 0; i < n; i++) elo[i] = 400 * log10(gamma[i]);
+    /* Shift: player 0 at 0 (its component); other components centred on 0. */
+    int comp[1024];
+    for (int i = 0; i < n; i++) comp[i] = -1;
+    for (int c = 0, s = 0; s < n; s++) {
+        if (comp[s] >= 0) continue;
+        int stack[1024], top = 0, members = 0;
+        double sum = 0;
+        comp[s] = c;
+        stack[top++] = s;
+        while (top) {
+            int i = stack[--top];
+            members++;
+            sum += elo[i];
+            for (int j = 0; j < n; j++)
+                if (comp[j] < 0 && games[i * n + j] > 0) {
+                    comp[j] = c;
+                    stack[top++] = j;
+                }
+        }
+        double shift = c == 0 ? elo[0] : sum / members;
+        for (int i = 0; i < n; i++)
+            if (comp[i] == c) elo[i] -= shift;
+        c++;
+    }
+    return 0;
+}

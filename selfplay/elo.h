@@ -85,4 +85,16 @@ double elo_sprt_llr_wdl(const elo_sprt_t *t, uint64_t w, uint64_t d, uint64_t l)
 /* H1 accepted when llr >= upper, H0 when llr <= lower, otherwise continue. */
 elo_sprt_state_t elo_sprt_state(const elo_sprt_t *t, double llr);
 
+/* Ratings of n players from the games between them: the maximum-likelihood fit of the
+ * logistic model (Bradley-Terry, a draw half a win), found by the minorise-maximise
+ * iteration (Hunter 2004).  games[i * n + j] is the number of games between i and j and
+ * points[i * n + j] the points i scored in them (both matrices over every ordered pair;
+ * games symmetric, points[i][j] + points[j][i] = games[i][j]).  One virtual draw is added to
+ * every pairing that was played (as bayeselo's prior), so that a player who won or lost
+ * every game still has a finite rating.  elo[0..n) is shifted so that elo[0] = 0.  Players
+ * not connected to player 0 by games keep the rating of their own component, centred on
+ * 0.  Returns 0, or -1 when n < 2 or a count is negative or inconsistent. */
+int elo_fit(int n, const double *games, const double *points, double *elo, char *err,
+            size_t errcap);
+
 #endif

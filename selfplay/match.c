@@ -1,7 +1,9 @@
 /* selfplay/match.c -- colour-swapped pair matches between two players (see match.h). */
 #include "match.h"
 
+#include <math.h>
 #include <omp.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +11,9 @@
 
 #include "../common/clock.h"
 #include "../common/status.h"
+#include "../common/strbuf.h"
 #include "../search/player.h"
+#include "engine_proc.h"
 
 #define OPENING_TRIES 1000
 
@@ -50,6 +54,12 @@ int match_check(const match_opts_t *o, char *err, size_t errcap) {
         return gk_fail(err, errcap, GK_E_INVALID,
                        "the start position must be an unfinished turn boundary");
     if (o->sprt) GK_FORWARD_IF(elo_sprt_check(&o->sprt_params, err, errcap));
+    GK_RETURN_IF(
+        !(o->tc_base_s >= 0 && o->tc_inc_s >= 0 && o->tc_base_s <= 1e7 && o->tc_inc_s <= 1e7), err,
+        errcap, GK_E_INVALID, "the time control must be two numbers >= 0");
+    GK_RETURN_IF((match_spec_is_cmd(o->spec_a) || match_spec_is_cmd(o->spec_b)) &&
+                     !(o->timeout_s > 0 && o->timeout_s <= 1e6),
+                 err, errcap, GK_E_INVALID, "an engine needs a timeout in (0, 1e6] seconds");
     return 0;
 }
 
@@ -102,62 +112,302 @@ static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_
     return -1;
 }
 
+const char *match_end_name(int end) {
+    static const char *const names[MATCH_NENDS] = {
+        "rules", "time forfeit", "illegal move", "engine crashed", "engine hung", "protocol error"};
+    return end >= 0 && end < MATCH_NENDS ? names[end] : "?";
+}
+
+int match_spec_is_cmd(const char *spec) {
+    return spec && !strncmp(spec, "cmd:", 4);
+}
+
+/* One side of a game: a built-in player or an external engine (started when needed). */
+typedef struct side {
+    const char *spec;
+    int is_a;
+    player_t *pl;
+    ep_t *ep;
+} side_t;
+
+/* A fault of the side to move: why into g, the game lost by it. */
+typedef struct fault {
+    int end; /* MATCH_END_*, RULES = none */
+    char why[160];
+} fault_t;
+
+static void set_fault(fault_t *f, int end, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_fault(fault_t *f, int end, const char *fmt, ...) {
+    f->end = end;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->why, sizeof f->why, fmt, ap);
+    va_end(ap);
+}
+
+static void engine_down(side_t *s) {
+    ep_kill(s->ep);
+    ep_free(s->ep);
+    s->ep = NULL;
+}
+
+/* Sends isready and waits for readyok; an `error` line before it is a refusal. */
+static int engine_sync(ep_t *ep, double timeout_s, char *err, size_t cap) {
+    GK_FORWARD_IF(ep_send(ep, "isready", err, cap));
+    double deadline = gk_now_s() + timeout_s;
+    char line[512];
+    for (;;) {
+        int r = ep_read(ep, deadline, line, sizeof line, err, cap);
+        if (r < 0) return r;
+        if (r == 0) return gk_fail(err, cap, GK_E_IO, "no 'readyok' within %g s", timeout_s);
+        if (!strncmp(line, "error", 5))
+            return gk_fail(err, cap, GK_E_INVALID, "refused a command: %.200s", line);
+        if (!strcmp(line, "readyok")) return 0;
+    }
+}
+
+/* Starts side s's engine when it is not running: handshake, rule set, checked. */
+static int engine_up(const match_opts_t *o, side_t *s, char *err, size_t cap) {
+    if (s->ep) return 0;
+    GK_FORWARD_IF(ep_start(s->spec + 4, &s->ep, err, cap));
+    const gk_game_t *g = gk_game_of(&o->start);
+    char line[128];
+    int rc = ep_handshake(s->ep, 10, err, cap);
+    snprintf(line, sizeof line, "setoption name max_plies value %d", o->start.max_plies);
+    if (rc == 0) rc = ep_send(s->ep, line, err, cap);
+    snprintf(line, sizeof line, "game %s %s", g->name, g->variants[o->start.variant]);
+    if (rc == 0) rc = ep_send(s->ep, line, err, cap);
+    if (rc == 0) rc = engine_sync(s->ep, 10, err, cap);
+    if (rc) engine_down(s);
+    return rc;
+}
+
+/* The engine's turn at pos (a turn start): `position` + `go`, then its answer parsed into
+ * seq.  Returns the number of actions, or 0 with the fault in f (the engine killed). */
+static int engine_turn(const match_opts_t *o, side_t *s, const gk_pos_t *pos, const char *posline,
+                       const double clock[2], uint64_t *work, gk_action_t *seq, fault_t *f) {
+    char err[256], go[160], line[1024];
+    bool tc = o->tc_base_s > 0;
+    if (tc)
+        snprintf(go, sizeof go, "go wtime %lld btime %lld winc %lld binc %lld",
+                 (long long)llround(clock[0] * 1000), (long long)llround(clock[1] * 1000),
+                 (long long)llround(o->tc_inc_s * 1000), (long long)llround(o->tc_inc_s * 1000));
+    else
+        snprintf(go, sizeof go, "go");
+    double t0 = gk_now_s();
+    double deadline = t0 + o->timeout_s + (tc ? clock[pos->stm] : 0);
+    int rc = ep_send(s->ep, posline, err, sizeof err);
+    if (rc == 0) rc = ep_send(s->ep, go, err, sizeof err);
+    while (rc == 0) {
+        int r = ep_read(s->ep, deadline, line, sizeof line, err, sizeof err);
+        if (r < 0) {
+            rc = r;
+            break;
+        }
+        if (r == 0) {
+            if (tc)
+                set_fault(f, MATCH_END_TIME, "no answer %g s after its clock ran out (killed)",
+                          o->timeout_s);
+            else
+                set_fault(f, MATCH_END_HANG, "no answer within %g s (killed)", o->timeout_s);
+            engine_down(s);
+            return 0;
+        }
+        if (!strncmp(line, "info playouts ", 14)) *work = strtoull(line + 14, NULL, 10);
+        if (!strncmp(line, "error", 5)) {
+            set_fault(f, MATCH_END_PROTOCOL, "refused a command: %.120s", line);
+            engine_down(s);
+            return 0;
+        }
+        if (strncmp(line, "bestmove ", 9)) continue;
+        double used = gk_now_s() - t0;
+        if (tc && used > clock[pos->stm]) {
+            /* Late is lost, whatever the answer. */
+            set_fault(f, MATCH_END_TIME, "answered after %.3f s with %.3f s left", used,
+                      clock[pos->stm]);
+            return 0;
+        }
+        const gk_game_t *g = gk_game_of(pos);
+        char why[256];
+        int n = g->parse_move(pos, line + 9, seq, GK_MAX_TURN, why, sizeof why);
+        if (n <= 0) {
+            set_fault(f, MATCH_END_ILLEGAL, "answered '%.40s': %.80s", line + 9,
+                      !strcmp(line + 9, "none") ? "no move in an unfinished game" : why);
+            engine_down(s);
+            return 0;
+        }
+        return n;
+    }
+    set_fault(f, MATCH_END_CRASH, "%.150s", err);
+    engine_down(s);
+    return 0;
+}
+
+/* Tells the players of a new game: seeds, and `newgame` to the engines (started again
+ * when they are down).  Returns 0, -1 with the fault of a side (in f, that side in *who),
+ * or GK_E_NOMEM. */
+static int new_game(const match_opts_t *o, side_t *sd, uint64_t gseed, fault_t *f, int *who) {
+    char err[256], line[64];
+    for (int k = 0; k < 2; k++) {
+        uint64_t seed = gk_seed_mix(gseed, k == 0 ? 0xA : 0xB);
+        if (sd[k].pl) {
+            if (player_new_game(sd[k].pl, seed)) return GK_E_NOMEM;
+            continue;
+        }
+        snprintf(line, sizeof line, "newgame seed %llu", (unsigned long long)seed);
+        if (engine_up(o, &sd[k], err, sizeof err) || ep_send(sd[k].ep, line, err, sizeof err)) {
+            set_fault(f, MATCH_END_PROTOCOL, "could not start the engine: %.120s", err);
+            if (sd[k].ep) engine_down(&sd[k]);
+            *who = k;
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Ends g by the fault of side `who` (0 A, 1 B). */
+static void forfeit(match_game_t *g, int who, const fault_t *f) {
+    int a_loses = who == 0;
+    g->end = f->end;
+    g->end_a = a_loses;
+    bool loser_white = (g->a_white != 0) == a_loses;
+    g->result = loser_white ? GK_WIN_BLACK : GK_WIN_WHITE;
+    g->reason = GK_REASON_NONE;
+    g->score_a = a_loses ? 0 : 2;
+    snprintf(g->termination, sizeof g->termination, "%s (%s): %s", match_end_name(f->end),
+             loser_white ? "White" : "Black", f->why);
+}
+
+/* A game's moves so far, for the engines: the `position` line and the turn being built. */
+typedef struct moves {
+    gk_sb_t line;   /* "position text START moves M1 M2 ..." */
+    gk_pos_t start; /* of the current turn */
+    gk_action_t turn[GK_MAX_TURN];
+    int nturn;
+    int nmoves;
+} moves_t;
+
+static void moves_push(moves_t *mv, const gk_pos_t *after, gk_action_t a) {
+    if (mv->nturn < GK_MAX_TURN) mv->turn[mv->nturn++] = a;
+    if (after->in_turn != 0 && !gk_over(after)) return;
+    char t[GK_MOVE_TEXT_MAX];
+    if (gk_game_of(after)->move_text(&mv->start, mv->turn, mv->nturn, t, sizeof t) >= 0)
+        gk_sb_printf(&mv->line, "%s%s", mv->nmoves++ ? " " : " moves ", t);
+    mv->nturn = 0;
+    mv->start = *after;
+}
+
 /* Plays game `index` from the opening; fills g (g->actions is malloc'ed). */
-static int play_game(const match_opts_t *o, player_t *pa, player_t *pb, int index,
-                     const gk_pos_t *opening, const gk_hist_t *ohist, const gk_action_t *oacts,
-                     int nopen, gk_hist_t *hist, gk_action_t *buf, match_game_t *g, char *err,
-                     size_t errcap) {
+static int play_game(const match_opts_t *o, side_t *sd, int index, const gk_pos_t *opening,
+                     const gk_hist_t *ohist, const gk_action_t *oacts, int nopen, gk_hist_t *hist,
+                     gk_action_t *buf, match_game_t *g, char *err, size_t errcap) {
     memset(g, 0, sizeof *g);
     g->index = index;
     g->a_white = index % 2 == 0;
     g->start = o->start;
     g->nopening = nopen;
     memcpy(buf, oacts, (size_t)nopen * sizeof *buf);
-    int n = nopen;
+    int n = nopen, who = 0;
     gk_pos_t pos = *opening;
     *hist = *ohist;
     uint64_t gseed = gk_seed_mix(o->seed, (uint64_t)index);
-    if (player_new_game(pa, gk_seed_mix(gseed, 0xA)) ||
-        player_new_game(pb, gk_seed_mix(gseed, 0xB))) {
+    fault_t f = {0};
+    int rc = new_game(o, sd, gseed, &f, &who);
+    if (rc == GK_E_NOMEM)
         return gk_fail(err, errcap, GK_E_NOMEM, "out of memory starting game %d", index + 1);
+    moves_t mv = {.start = o->start};
+    gk_sb_growing(&mv.line);
+    char stext[GK_POS_TEXT_MAX];
+    if (gk_game_of(&o->start)->pos_to_text(&o->start, stext, sizeof stext) < 0) stext[0] = 0;
+    gk_sb_printf(&mv.line, "position text %s", stext);
+    {
+        gk_pos_t q = o->start;
+        for (int i = 0; i < nopen; i++) {
+            gk_play(&q, oacts[i]);
+            moves_push(&mv, &q, oacts[i]);
+        }
     }
-    gk_action_t list[GK_MAX_ACTIONS];
-    for (uint64_t step = 0; !gk_over(&pos); step++) {
+    bool tc = o->tc_base_s > 0;
+    double clock[2] = {o->tc_base_s, o->tc_base_s}, turn_t0 = 0;
+    gk_action_t list[GK_MAX_ACTIONS], pend[GK_MAX_TURN];
+    int npend = 0, ipend = 0;
+    for (uint64_t step = 0; rc == 0 && !gk_over(&pos); step++) {
         int k = gk_gen(&pos, list);
         if (k <= 0) {
             gk_apply_no_move(&pos);
             break;
         }
         int a_moves = (pos.stm == GK_WHITE) == (g->a_white != 0);
-        player_t *mover = a_moves ? pa : pb;
-        player_move_t mv;
-        if (player_choose(mover, &pos, hist, gk_seed_mix(gseed, step), &mv) < 0 ||
-            gk_action_index(list, k, mv.action) < 0) {
-            return gk_fail(err, errcap, GK_E_INVALID, "game %d: player %s (%s) %s", index + 1,
-                           a_moves ? "A" : "B", player_spec(mover),
-                           mv.action == GK_NO_ACTION ? "returned no action"
-                                                     : "chose an illegal action");
-        }
-        if (a_moves) {
-            g->seconds_a += mv.seconds;
-            g->work_a += mv.work;
+        side_t *mover = &sd[a_moves ? 0 : 1];
+        who = a_moves ? 0 : 1;
+        if (pos.in_turn == 0) turn_t0 = gk_now_s();
+        gk_action_t act;
+        double *secs = a_moves ? &g->seconds_a : &g->seconds_b;
+        uint64_t *work = a_moves ? &g->work_a : &g->work_b;
+        if (!mover->pl) {
+            if (pos.in_turn == 0) {
+                uint64_t wk = 0;
+                npend =
+                    engine_turn(o, mover, &pos, mv.line.p ? mv.line.p : "", clock, &wk, pend, &f);
+                *work += wk;
+                ipend = 0;
+                if (npend == 0) {
+                    rc = -1;
+                    break;
+                }
+            }
+            act = pend[ipend++];
         } else {
-            g->seconds_b += mv.seconds;
-            g->work_b += mv.work;
+            player_move_t pm;
+            if (tc)
+                player_set_clock(mover->pl, clock[pos.stm] - (gk_now_s() - turn_t0), o->tc_inc_s);
+            if (player_choose(mover->pl, &pos, hist, gk_seed_mix(gseed, step), &pm) < 0 ||
+                gk_action_index(list, k, pm.action) < 0) {
+                gk_sb_free(&mv.line);
+                return gk_fail(err, errcap, GK_E_INVALID, "game %d: player %s (%s) %s", index + 1,
+                               a_moves ? "A" : "B", mover->spec,
+                               pm.action == GK_NO_ACTION ? "returned no action"
+                                                         : "chose an illegal action");
+            }
+            act = pm.action;
+            *secs += pm.seconds;
+            *work += pm.work;
         }
-        player_observe(pa, &pos, mv.action);
-        player_observe(pb, &pos, mv.action);
+        for (int s = 0; s < 2; s++)
+            if (sd[s].pl) player_observe(sd[s].pl, &pos, act);
         if (n < MATCH_MAX_ACTIONS)
-            buf[n++] = mv.action;
+            buf[n++] = act;
         else
             g->truncated = 1;
-        gk_play_turn(&pos, hist, mv.action);
+        int colour = pos.stm;
+        gk_play(&pos, act);
+        moves_push(&mv, &pos, act);
+        if (pos.in_turn != 0 && !gk_over(&pos)) continue;
+        double used = gk_now_s() - turn_t0;
+        if (!mover->pl) *secs += used;
+        if (tc) {
+            clock[colour] -= used;
+            if (clock[colour] < 0) {
+                set_fault(&f, MATCH_END_TIME, "took %.3f s with %.3f s left", used,
+                          clock[colour] + used);
+                rc = -1;
+                break;
+            }
+            clock[colour] += o->tc_inc_s;
+        }
+        gk_end_turn(&pos, hist);
     }
-    g->result = (gk_result_t)pos.result;
-    g->reason = (gk_reason_t)pos.reason;
+    gk_sb_free(&mv.line);
+    if (rc) {
+        forfeit(g, who, &f);
+    } else {
+        g->result = (gk_result_t)pos.result;
+        g->reason = (gk_reason_t)pos.reason;
+        g->score_a = gk_result_for(&pos, g->a_white ? GK_WHITE : GK_BLACK) + 1;
+        snprintf(g->termination, sizeof g->termination, "%s", gk_reason_text(g->reason));
+    }
     g->turns = pos.ply - o->start.ply;
-    int r = gk_result_for(&pos, g->a_white ? GK_WHITE : GK_BLACK);
-    g->score_a = r + 1;
     g->nactions = n;
     g->actions = malloc((size_t)(n > 0 ? n : 1) * sizeof *g->actions);
     if (!g->actions) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
@@ -179,6 +429,7 @@ static void count_game(match_stats_t *st, const match_game_t *g) {
     st->seconds_b += g->seconds_b;
     st->work_a += g->work_a;
     st->work_b += g->work_b;
+    if (g->end != MATCH_END_RULES) st->ends[g->end_a ? 0 : 1][g->end]++;
 }
 
 /* Under the lock: counts every finished pair that follows the counted prefix. */
@@ -207,7 +458,7 @@ static void advance_counted(shared_t *sh) {
 }
 
 typedef struct worker {
-    player_t *pa, *pb;
+    side_t sd[2];
     gk_hist_t ohist, hist;
     gk_action_t oacts[MATCH_MAX_ACTIONS];
     gk_action_t buf[MATCH_MAX_ACTIONS];
@@ -234,19 +485,20 @@ static void work(shared_t *sh) {
         shared_fail(sh, "out of memory");
         return;
     }
-    w->pa = player_new(o->spec_a, game, err, sizeof err);
-    if (!w->pa) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "player A: %s", err);
-        shared_fail(sh, msg);
+    bool ok = true;
+    for (int k = 0; k < 2 && ok; k++) {
+        side_t *sd = &w->sd[k];
+        sd->spec = k ? o->spec_b : o->spec_a;
+        sd->is_a = !k;
+        if (match_spec_is_cmd(sd->spec)) continue; /* started by the first game */
+        if (!(sd->pl = player_new(sd->spec, game, err, sizeof err))) {
+            char msg[300];
+            snprintf(msg, sizeof msg, "player %c: %s", k ? 'B' : 'A', err);
+            shared_fail(sh, msg);
+            ok = false;
+        }
     }
-    w->pb = w->pa ? player_new(o->spec_b, game, err, sizeof err) : NULL;
-    if (w->pa && !w->pb) {
-        char msg[300];
-        snprintf(msg, sizeof msg, "player B: %s", err);
-        shared_fail(sh, msg);
-    }
-    while (w->pa && w->pb && !atomic_load(&sh->stop)) {
+    while (ok && !atomic_load(&sh->stop)) {
         int i = atomic_fetch_add(&sh->next, 1);
         if (i >= sh->npairs) break;
         gk_pos_t opening;
@@ -261,8 +513,8 @@ static void work(shared_t *sh) {
         pair_slot_t *ps = &sh->pairs[i];
         int bad = 0;
         for (int k = 0; k < 2 && !bad; k++) {
-            bad = play_game(o, w->pa, w->pb, 2 * i + k, &opening, &w->ohist, w->oacts, nopen,
-                            &w->hist, w->buf, &ps->g[k], err, sizeof err) != 0;
+            bad = play_game(o, w->sd, 2 * i + k, &opening, &w->ohist, w->oacts, nopen, &w->hist,
+                            w->buf, &ps->g[k], err, sizeof err) != 0;
             if (bad) {
                 shared_fail(sh, err);
                 break;
@@ -280,24 +532,31 @@ static void work(shared_t *sh) {
             advance_counted(sh);
         }
     }
-    player_free(w->pa);
-    player_free(w->pb);
+    for (int k = 0; k < 2; k++) {
+        player_free(w->sd[k].pl);
+        ep_free(w->sd[k].ep);
+    }
     free(w);
 }
 
 int match_run(const match_opts_t *o, match_stats_t *st, char *err, size_t errcap) {
     GK_FORWARD_IF(match_check(o, err, errcap));
-    /* Check the specs once here, so that a bad one is reported before any thread runs. */
-    player_t *pa = player_new(o->spec_a, o->start.game, err, errcap);
-    if (!pa) return -1;
-    player_t *pb = player_new(o->spec_b, o->start.game, err, errcap);
-    if (!pb) {
-        player_free(pa);
-        return -1;
+    /* Check the specs once here, so that a bad one is reported before any thread runs: a
+     * built-in player is built, an engine started and checked. */
+    int nested = 0;
+    for (int k = 0; k < 2; k++) {
+        side_t sd = {.spec = k ? o->spec_b : o->spec_a, .is_a = !k};
+        if (match_spec_is_cmd(sd.spec)) {
+            int rc = engine_up(o, &sd, err, errcap);
+            ep_free(sd.ep);
+            if (rc) return gk_err_wrap(err, errcap, rc, "player %c (%s): ", k ? 'B' : 'A', sd.spec);
+            continue;
+        }
+        player_t *pl = player_new(sd.spec, o->start.game, err, errcap);
+        if (!pl) return -1;
+        nested |= player_threads(pl) > 1;
+        player_free(pl);
     }
-    int nested = player_threads(pa) > 1 || player_threads(pb) > 1;
-    player_free(pa);
-    player_free(pb);
 
     shared_t *sh = calloc(1, sizeof *sh);
     if (!sh) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");

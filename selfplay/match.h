@@ -22,9 +22,26 @@
  * decides, no new pair starts; the pairs already running finish but are not counted
  * unless they precede the deciding pair.
  *
- * A player that returns no action, or an illegal one, makes match_run() fail with a
- * reason (never a silent loss).  Callbacks run under a lock, one at a time, from any
- * worker thread.
+ * A player spec "cmd:COMMAND ARGS..." is an external engine speaking the engine protocol
+ * (docs/PROTOCOL.md, selfplay/engine_proc.h), one process per worker thread, started and
+ * checked (handshake, game) before the match.  Before each game it is told `newgame seed
+ * S` with the seed a built-in player gets (player_new_game), then each of its turns
+ * `position text START moves ...` and `go` (with the clocks under a time control): an
+ * engine that answers a budget-limited search the way the same built-in spec would plays
+ * the same games.  An engine that crashes (its process ends or closes its output), stays
+ * silent past its clock (or, without one, past timeout_s), answers a move that is not
+ * legal, or refuses a command loses that game: the game's `end` and `termination` say why,
+ * the engine is killed and started again for its next game, and the match goes on.
+ *
+ * With a time control (tc_base_s > 0) each side of each game has a clock of tc_base_s
+ * seconds, tc_inc_s added after each of its turns; the wall time of a turn (from the
+ * command to the answer for an engine, the choices of every action of the turn for a
+ * built-in player, told its clock with player_set_clock) is taken off, and a side whose
+ * clock goes below zero loses on time.
+ *
+ * A built-in player that returns no action, or an illegal one, makes match_run() fail with
+ * a reason (a bug, never a silent loss).  Callbacks run under a lock, one at a time, from
+ * any worker thread.
  */
 #ifndef GK_MATCH_H
 #define GK_MATCH_H
@@ -38,6 +55,21 @@
 #include "selfplay.h"
 
 #define MATCH_MAX_ACTIONS 8192 /* actions kept per game for its record */
+
+/* How a game ended: by the rules, or by a side's fault. */
+enum {
+    MATCH_END_RULES = 0,
+    MATCH_END_TIME,     /* lost on time */
+    MATCH_END_ILLEGAL,  /* answered an illegal move, or none */
+    MATCH_END_CRASH,    /* the engine's process ended or closed its output */
+    MATCH_END_HANG,     /* no answer within the timeout (no time control) */
+    MATCH_END_PROTOCOL, /* the engine refused a command or could not be restarted */
+    MATCH_NENDS
+};
+/* "rules", "time forfeit", "illegal move", "engine crashed", "engine hung", "protocol error". */
+const char *match_end_name(int end);
+/* Whether spec names an external engine ("cmd:..."). */
+int match_spec_is_cmd(const char *spec);
 
 /* One finished game. */
 typedef struct match_game {
@@ -54,6 +86,9 @@ typedef struct match_game {
     double seconds_a, seconds_b; /* thinking time */
     uint64_t work_a, work_b;     /* playouts/nodes spent */
     int truncated;               /* more than MATCH_MAX_ACTIONS actions: record cut short */
+    int end;                     /* MATCH_END_*; not RULES: the side that lost by it ... */
+    int end_a;                   /* ... is A (1) or B (0) */
+    char termination[192];       /* the record's Termination: a reason, or the fault */
 } match_game_t;
 
 /* The counted results so far. */
@@ -67,9 +102,10 @@ typedef struct match_stats {
     uint64_t plies;                  /* turns over counted games */
     double seconds_a, seconds_b;     /* thinking time over counted games */
     uint64_t work_a, work_b;
-    int elo_ok;         /* the estimate below is valid (at least one pair) */
-    elo_estimate_t elo; /* pentanomial, 95% */
-    bool sprt;          /* an SPRT is running */
+    uint64_t ends[2][MATCH_NENDS]; /* games lost by a fault, [0] A, [1] B, by MATCH_END_* */
+    int elo_ok;                    /* the estimate below is valid (at least one pair) */
+    elo_estimate_t elo;            /* pentanomial, 95% */
+    bool sprt;                     /* an SPRT is running */
     double llr, llr_lower, llr_upper;
     elo_sprt_state_t sprt_state;
     double wall_s;
@@ -85,6 +121,8 @@ typedef struct match_opts {
     int threads; /* games at once (>= 1) */
     bool sprt;
     elo_sprt_t sprt_params;
+    double tc_base_s, tc_inc_s; /* time control per game (tc_base_s <= 0: none) */
+    double timeout_s;           /* an engine's silence past its clock, or per move without one */
     /* Called after each counted pair with its two games in order (game 2i, 2i+1) and the
      * statistics including it; may be NULL. */
     void (*on_pair)(void *ctx, const match_game_t *g0, const match_game_t *g1,

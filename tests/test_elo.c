@@ -141,6 +141,33 @@ int main(void) {
     elo_sprt_t bad2 = {0, 5, 0.7, 0.05};
     check("sprt alpha refused", elo_sprt_check(&bad2, err, sizeof err) == -1);
 
+    char e2[128];
+    /* The maximum-likelihood fit.  Two players: the fit is the score with the virtual draw,
+     * 76 points of 100 games -> 76.5 of 101. */
+    {
+        double g[4] = {0, 100, 100, 0}, p[4] = {0, 76, 24, 0}, r[2];
+        check("fit 2 ok", elo_fit(2, g, p, r, e2, sizeof e2) == 0);
+        near("fit 2: first at 0", r[0], 0, 1e-12);
+        near("fit 2", r[1], -elo_from_score(76.5 / 101), 1e-6);
+    }
+    /* A-B and B-C at 75% over 1000 games each, A and C never met: the chain adds up
+     * (2 x 190.85, the prior's pull a fraction of an Elo). */
+    {
+        double g[9] = {0, 1000, 0, 1000, 0, 1000, 0, 1000, 0};
+        double p[9] = {0, 750, 0, 250, 0, 750, 0, 250, 0}, r[3];
+        check("fit 3 ok", elo_fit(3, g, p, r, e2, sizeof e2) == 0);
+        near("fit 3: B", r[1], -400 * log10(3.0), 1.0);
+        near("fit 3: C", r[2], -800 * log10(3.0), 2.0);
+    }
+    /* A player who won every game has a finite rating; inconsistent counts are refused. */
+    {
+        double g[4] = {0, 10, 10, 0}, p[4] = {0, 10, 0, 0}, r[2];
+        check("fit all won",
+              elo_fit(2, g, p, r, e2, sizeof e2) == 0 && isfinite(r[1]) && r[1] < -300);
+        double incons[4] = {0, 10, 9, 0};
+        check("fit inconsistent", elo_fit(2, incons, p, r, e2, sizeof e2) == -1);
+    }
+
     if (failures) return 1;
     printf("test_elo: all passed\n");
     return 0;
