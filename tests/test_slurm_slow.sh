@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# tests/test_slurm_slow.sh -- scripts/slurm/selfplay.sbatch under a real one-node SLURM.
+# tests/test_slurm_slow.sh -- the job scripts of scripts/slurm/ under a real one-node SLURM.
 # Installs slurm-wlm and munge if they are missing (root and apt-get; otherwise skipped),
 # writes a one-node slurm.conf in a temporary directory, starts munged, slurmctld and
-# slurmd itself and submits the job script with sbatch.  Checks: a plain run completes
-# (log verify --complete) and its rank with 2 threads is bound to 2 CPUs (srun -c);
-# `scontrol requeue` mid-run and `kill -9` of one of two ranks mid-run (the script's own
-# requeue) both end with exactly N games, the very games of the plain run; a usage error
-# is not requeued.  The daemons and every process of this cluster are stopped at the end,
-# whatever happens.  Prints the time each fault took to recover (docs/CLUSTER.md).
+# slurmd itself and submits the job scripts with sbatch.  Checks: a plain self-play run
+# completes (log verify --complete) and its rank with 2 threads is bound to 2 CPUs
+# (srun -c); `scontrol requeue`, `scancel --signal=TERM` (what the time limit and
+# preemption send) and `kill -9` of one of two ranks (the script's own requeue), each in
+# mid-run, end with exactly N games, the very games of the plain run (with GK_SLURM_ALL=1
+# also kill -9 of both ranks); the book job, killed likewise, makes the plain expansion's
+# book byte for byte; a usage error is not requeued.  The daemons and every process of
+# this cluster are stopped at the end, whatever happens.  Prints the games kept and the
+# time each fault took to recover (docs/CLUSTER.md).  CRED_EXPIRE and SCHED_INTERVAL
+# (default 5 and 2 s; SLURM's own are 120 and 60) set what a requeue waits.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 JOB=$SRC/scripts/slurm/selfplay.sbatch
@@ -116,17 +120,19 @@ submit() { # NAME SBATCH-ARGS...: the job's id
     OUT=$T/$name sbatch --parsable -o "$T/$name.out" "$@" "$JOB"
 }
 field() { scontrol -o show job "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
-wait_end() { # JOB: waits until the job has ended for good; prints its state
+wait_end() { # JOB: waits until the job has ended for good; prints its state and restarts
     local s
-    for _ in $(seq 600); do
+    for _ in $(seq 1200); do
         s=$(field "$1" JobState)
         case $s in
         PENDING | RUNNING | REQUEUED | COMPLETING | CONFIGURING | SUSPENDED | "") ;;
-        *) [ "$(field "$1" Restarts)$(field "$1" JobState)" = "$2$s" ] && { echo "$s"; return; } ;;
+        *) # an end for good, not a passing state of a requeue: the same a second later
+            sleep 1
+            [ "$(field "$1" JobState)" = "$s" ] && { echo "$s $(field "$1" Restarts)"; return; } ;;
         esac
         sleep 0.5
     done
-    echo TIMEOUT
+    echo "TIMEOUT -"
 }
 wait_line() { # FILE PATTERN: waits until FILE holds a line matching PATTERN
     for _ in $(seq 240); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.5; done
@@ -140,14 +146,15 @@ ranks_of() { # NAME: the pids of the run's ranks (not srun's, whose command line
     done
     true
 }
-check_run() { # NAME STATE RESTARTS
-    local name=$1 state
-    state=$(wait_end "$2" "$3")
-    [ "$state" = COMPLETED ] || { cat "$T/$name.out"; fail "$name: job $2 ended $state"; }
+check_run() { # NAME JOB RESTARTS [GAMES]
+    local name=$1 n=${4:-$N} end
+    end=$(wait_end "$2")
+    [ "$end" = "COMPLETED $3" ] ||
+        { cat "$T/$name.out"; fail "$name: job $2 ended '$end', not 'COMPLETED $3' (state, restarts)"; }
     "$G" log verify --complete "$T/$name" >"$T/$name.verify" ||
         { cat "$T/$name.verify"; fail "$name: log verify --complete"; }
-    grep -q "$N games, $N distinct, 0 duplicates" "$T/$name.verify" || fail "$name: not $N games"
-    grep -q "run complete: $N games" "$T/$name.out" || fail "$name: no 'run complete' line"
+    grep -q "$n games, $n distinct, 0 duplicates" "$T/$name.verify" || fail "$name: not $n games"
+    grep -q "run complete: $n games" "$T/$name.out" || fail "$name: no 'run complete' line"
 }
 stamp() { date -d "$(sed -n "s/^== \([0-9-]* [0-9:]*\) job [0-9]*: $1.*/\1/p" "$T/$2.out" | head -1)" +%s; }
 
@@ -208,10 +215,68 @@ if [ -n "${GK_SLURM_ALL:-}" ]; then
     fault killall kill2 # every rank at once
 fi
 
-# 5. a usage error is not requeued and fails the job
+# A duplicate submission on a running run's directory stops at once, not requeued, and
+# the first job ends as it would have alone.
+j=$(submit dup --ntasks-per-node=1)
+wait_line "$T/dup.out" 'to play on'
+j2=$(OUT=$T/dup sbatch --parsable -o "$T/dup2.out" --ntasks-per-node=1 "$JOB")
+end=$(wait_end "$j2")
+[ "$end" = "FAILED 0" ] || { cat "$T/dup2.out"; fail "dup: the duplicate ended '$end', not FAILED unrequeued"; }
+grep -q "another job holds $T/dup (job $j on .*): not started, not requeued" "$T/dup2.out" ||
+    { cat "$T/dup2.out"; fail "dup: no message naming the first job"; }
+check_run dup "$j" 0
+cmp -s <("$G" log cat "$T/dup") <("$G" log cat "$T/plain") || fail "dup: games differ"
+echo "duplicate: refused at once (job $j2 FAILED, not requeued); the first job complete"
+
+if [ -n "${GK_SLURM_ALL:-}" ]; then
+    # The time limit: SIGTERM 30 s before a 1-minute limit, again and again until done.
+    j=$(GAMES=800 submit timelimit --ntasks-per-node=2 --time=1 --signal=TERM@30)
+    end=$(wait_end "$j")
+    r=${end#* }
+    [ "${end% *}" = COMPLETED ] && [ "$r" -ge 1 ] ||
+        { cat "$T/timelimit.out"; fail "timelimit: job ended '$end'"; }
+    check_run timelimit "$j" "$r" 800
+    echo "time limit: 800 games after $r restarts; kept at each stop: $(sed -n 's/.*stopped by SIGTERM: \([0-9]*\) of.*/\1/p' "$T/timelimit.out" | tr '\n' ' ')"
+fi
+
+# 5. the book job: a plain expansion, and one that loses a rank to kill -9 mid-way (the
+#    script requeues it), make the same book byte for byte.
+book_job() { # NAME SBATCH-ARGS...: the job's id
+    local name=$1
+    shift
+    "$G" book build --out "$T/$name.book" >/dev/null
+    BOOK=$T/$name.book NODES=500 PLAYOUTS=200 BATCH=8 EXTRA= \
+        sbatch --parsable -o "$T/$name.out" "$@" "$SRC/scripts/slurm/book.sbatch"
+}
+book_check() { # NAME JOB RESTARTS
+    local end
+    end=$(wait_end "$2")
+    [ "$end" = "COMPLETED $3" ] || { cat "$T/$1.out"; fail "$1: job $2 ended '$end'"; }
+    grep -q "book complete: 50[0-9] nodes (target 500)" "$T/$1.out" ||
+        { cat "$T/$1.out"; fail "$1: no 'book complete' line"; }
+    [ ! -e "$T/$1.book.journal" ] || fail "$1: the journal is left"
+}
+j=$(book_job book --ntasks-per-node=2)
+book_check book "$j" 0
+j=$(book_job bookkill --ntasks-per-node=2)
+wait_line "$T/bookkill.out" 'target 500 nodes'
+sleep 3
+victims=$(for p in $(pgrep -f "book expand $T/bookkill.book "); do
+    [ "$(readlink -f "/proc/$p/exe")" = "$(readlink -f "$G")" ] && echo "$p"; done)
+[ "$(echo $victims | wc -w)" = 2 ] || fail "bookkill: not 2 ranks running: $victims"
+t0=$(date +%s)
+kill -KILL $(echo $victims | cut -d' ' -f2)
+book_check bookkill "$j" 1
+grep -q 'book incomplete (a journal of unfinished work is left): requeued (restart 1 of at most 3)' \
+    "$T/bookkill.out" || { cat "$T/bookkill.out"; fail "bookkill: the script did not requeue"; }
+cmp -s "$T/book.book" "$T/bookkill.book" || fail "bookkill: the book differs from the plain run's"
+kept=$(sed -n 's/.*(\([0-9]*\) replayed from the journal).*/\1/p' "$T/bookkill.out" | sed -n 2p)
+echo "book: $kept batches kept (journal) at kill -9 of a rank, running again after $(($(stamp 'restart 1:' bookkill) - t0)) s; the plain run's book byte for byte"
+
+# 6. a usage error is not requeued and fails the job
 j=$(EXTRA="--playouts 0" submit usage --ntasks-per-node=1)
-state=$(wait_end "$j" 0)
-[ "$state" = FAILED ] || { cat "$T/usage.out"; fail "usage: job ended $state, not FAILED"; }
+end=$(wait_end "$j")
+[ "$end" = "FAILED 0" ] || { cat "$T/usage.out"; fail "usage: job ended '$end', not FAILED unrequeued"; }
 grep -q 'usage error (exit 2): not requeued' "$T/usage.out" || fail "usage: no message"
 echo "usage error: FAILED, not requeued"
 echo "test_slurm_slow: ok"
