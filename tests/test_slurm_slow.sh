@@ -173,12 +173,13 @@ echo "plain: $N games, complete"
 # A fault in the middle of a run of 2 ranks x 1 thread; the job must end COMPLETED after
 # one restart with the plain run's games.  Prints games kept and the time to restart.
 fault() { # NAME HOW: requeue (scontrol requeue), term (scancel --signal=TERM), kill1 / kill2
-    local name=$1 how=$2 j t0 victims kept
+    local name=$1 how=$2 j t0 victims kept played
     j=$(submit "$name" --ntasks-per-node=2)
     wait_line "$T/$name.out" 'to play on'
     sleep 3
     victims=$(ranks_of "$name")
     [ "$(echo $victims | wc -w)" = 2 ] || fail "$name: not 2 ranks running: $victims"
+    played=$(sed -n "s/^selfplay: \([0-9]*\)\/$N games .*/\1/p" "$T/$name.out" | tail -1)
     t0=$(date +%s)
     case $how in
     requeue) scontrol requeue "$j" ;;
@@ -202,7 +203,7 @@ fault() { # NAME HOW: requeue (scontrol requeue), term (scancel --signal=TERM), 
             { cat "$T/$name.out"; fail "$name: the script did not requeue"; }
         ;;
     esac
-    echo "$name: $kept of $N games kept, running again after $(($(stamp 'restart 1:' "$name") - t0)) s; $N games at the end, the plain run's"
+    echo "$name: $kept of $N games kept (${played:-0} played at the last progress line before), running again after $(($(stamp 'restart 1:' "$name") - t0)) s; $N games at the end, the plain run's"
 }
 # 2. scontrol requeue: the ranks stop on SIGTERM, SLURM requeues the job itself
 fault requeue requeue
