@@ -510,20 +510,17 @@ static int sub_expand(int argc, char **argv) {
     fprintf(stderr,
             "book expand: %s: %s: %" PRIu64 " nodes (+%" PRIu64 " in %.1f s: %.0f nodes/h, %" PRIu64
             " searches, %" PRIu64 " batches, %.0f playouts/s; %d rank%s x %d thread%s); root "
-            "value %+.3f\n",
-            sum.stopped     ? "stopped"
+            "value %+.3f%s\n",
+            sum.stopped     ? "stopped by a signal"
             : sum.exhausted ? "no leaf left to expand"
                             : "done",
             o.book, sum.nodes, added, sum.seconds,
             sum.seconds > 0 ? (double)added / sum.seconds * 3600 : 0.0, sum.searches, sum.batches,
             sum.seconds > 0 ? (double)sum.playouts / sum.seconds : 0.0, sum.ranks,
             sum.ranks > 1 ? "s" : "", o.threads, o.threads > 1 ? "s" : "",
-            isnan(sum.root_value) ? 0.0 : (double)sum.root_value);
-    if (sum.stopped) {
-        fprintf(stderr, "book expand: rerun the same command to go on\n");
-        return (int)stop_status;
-    }
-    return CLI_OK;
+            isnan(sum.root_value) ? 0.0 : (double)sum.root_value,
+            sum.stopped ? "; run the same command to continue" : "");
+    return sum.stopped ? (int)stop_status : CLI_OK;
 }
 
 /* ------------------------------------------------------------------ show */
