@@ -51,8 +51,9 @@ static const char help[] =
     "        without their book moves, their parents (P playouts each, default 800, one\n"
     "        thread per search; --threads searches at once per rank).  Nodes never searched\n"
     "        are searched first.  Same seed and budget: the same book at any number of ranks\n"
-    "        and threads.  Killed or stopped (SIGTERM/SIGINT, exit 3), the same command\n"
-    "        resumes from BOOK.journal; --checkpoint S rewrites BOOK every S seconds (60).\n"
+    "        and threads.  Killed or stopped (SIGTERM/SIGINT, exit 3 or --stop-status S),\n"
+    "        the same command resumes from BOOK.journal; --checkpoint S rewrites BOOK every\n"
+    "        S seconds (60).\n"
     "show    the book moves at a position (default: the start) with counts, W/D/L, values\n"
     "        and depth below, the leaf, and the principal book line.\n"
     "stats   nodes, book moves, depth histogram, exits, bytes per node, provenance.\n"
@@ -89,6 +90,7 @@ enum {
     O_MCTS,
     O_CKPT,
     O_QUIET,
+    O_STOPST,
     O_JSON,
     O_MAXERR,
     O_TOTERR,
@@ -395,6 +397,7 @@ static int sub_expand(int argc, char **argv) {
                                          {"mcts", required_argument, 0, O_MCTS},
                                          {"checkpoint", required_argument, 0, O_CKPT},
                                          {"quiet", no_argument, 0, O_QUIET},
+                                         {"stop-status", required_argument, 0, O_STOPST},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     bx_opts_t o;
@@ -410,7 +413,7 @@ static int sub_expand(int argc, char **argv) {
     mcts_params_default(&o.mcts);
     const char *mcts = NULL;
     bool have_nodes = false, have_playouts = false;
-    long lv;
+    long lv, stop_status = 3; /* --stop-status: exit status of a stop by a signal */
     double dv;
     int c;
     optind = 1;
@@ -465,6 +468,10 @@ static int sub_expand(int argc, char **argv) {
                 return CLI_USAGE;
             break;
         case O_QUIET: o.quiet = true; break;
+        case O_STOPST:
+            if (cli_parse_long(CMD, "--stop-status", optarg, 0, 125, &stop_status))
+                return CLI_USAGE;
+            break;
         default: return cli_bad_option(CMD, argc, argv);
         }
     }
@@ -498,25 +505,22 @@ static int sub_expand(int argc, char **argv) {
         if (err[0]) cli_error(CMD, "expand: %s", err);
         return CLI_FAIL;
     }
-    if (sum.rank != 0) return sum.stopped || stop_flag ? 3 : CLI_OK;
+    if (sum.rank != 0) return sum.stopped || stop_flag ? (int)stop_status : CLI_OK;
     uint64_t added = sum.nodes - sum.nodes_before;
     fprintf(stderr,
             "book expand: %s: %s: %" PRIu64 " nodes (+%" PRIu64 " in %.1f s: %.0f nodes/h, %" PRIu64
             " searches, %" PRIu64 " batches, %.0f playouts/s; %d rank%s x %d thread%s); root "
-            "value %+.3f\n",
-            sum.stopped     ? "stopped"
+            "value %+.3f%s\n",
+            sum.stopped     ? "stopped by a signal"
             : sum.exhausted ? "no leaf left to expand"
                             : "done",
             o.book, sum.nodes, added, sum.seconds,
             sum.seconds > 0 ? (double)added / sum.seconds * 3600 : 0.0, sum.searches, sum.batches,
             sum.seconds > 0 ? (double)sum.playouts / sum.seconds : 0.0, sum.ranks,
             sum.ranks > 1 ? "s" : "", o.threads, o.threads > 1 ? "s" : "",
-            isnan(sum.root_value) ? 0.0 : (double)sum.root_value);
-    if (sum.stopped) {
-        fprintf(stderr, "book expand: rerun the same command to go on\n");
-        return 3;
-    }
-    return CLI_OK;
+            isnan(sum.root_value) ? 0.0 : (double)sum.root_value,
+            sum.stopped ? "; run the same command to continue" : "");
+    return sum.stopped ? (int)stop_status : CLI_OK;
 }
 
 /* ------------------------------------------------------------------ show */

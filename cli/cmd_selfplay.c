@@ -44,12 +44,15 @@ static void usage(const cli_search_t *s) {
           "  --frame-seconds S  ... or a frame at least every S seconds (default 60)\n"
           "  --repair           cut a corrupt shard at its first bad frame (its later games\n"
           "                     are played again) instead of refusing to resume\n"
+          "  --stop-status S    exit status after a stop by SIGTERM/SIGINT (default 3; 0 for\n"
+          "                     launchers that report any other status as a failure)\n"
           "  --quiet            no progress lines (errors and the summary only)\n"
           "  --bench            play games 0..N-1 without MPI and without logs (the baseline\n"
           "                     for the overhead of both; --run is not used)\n",
           stdout);
     cli_search_help(stdout, s);
-    fputs("Exit status: 0 all N games are in DIR, 1 failure, 2 usage, 3 stopped by a signal.\n",
+    fputs("Exit status: 0 all N games are in DIR, 1 failure, 2 usage, 3 (or --stop-status S)\n"
+          "stopped by a signal.\n",
           stdout);
 }
 
@@ -57,8 +60,7 @@ static void usage(const cli_search_t *s) {
 static volatile sig_atomic_t stop_flag;
 
 static void on_signal(int sig) {
-    (void)sig;
-    stop_flag = 1;
+    stop_flag = sig;
 }
 
 enum {
@@ -73,6 +75,7 @@ enum {
     O_FSECS,
     O_REPAIR,
     O_BENCH,
+    O_STOPST,
 };
 
 /* "A[,B]": two numbers, B optional. */
@@ -97,6 +100,7 @@ typedef struct own {
     sp_settings_t set;    /* temperature, resignation, top */
     sp_run_opts_t ro;     /* the log's options */
     bool bench;
+    int stop_status; /* --stop-status: exit status of a stop by a signal */
 } own_t;
 
 static int own_take(const char *cmd, void *state, int opt, const char *arg) {
@@ -152,6 +156,10 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
                    : 1;
     case O_REPAIR: o->ro.repair = true; return 1;
     case O_BENCH: o->bench = true; return 1;
+    case O_STOPST:
+        if (cli_parse_long(cmd, "--stop-status", arg, 0, 125, &v)) return -1;
+        o->stop_status = (int)v;
+        return 1;
     }
     return 0;
 }
@@ -273,14 +281,26 @@ static int run_logs(own_t *o) {
         if (err[0]) cli_error("selfplay", "%s", err);
         return CLI_FAIL;
     }
-    if (sum.rank != 0) return stop_flag ? 3 : CLI_OK;
+    if (sum.rank != 0) return stop_flag ? o->stop_status : CLI_OK;
+    if (!sum.complete) { /* one line: what is kept and what to do */
+        fprintf(stderr,
+                "selfplay: stopped by %s: %llu of %llu games kept in %s (%llu played in %.1f s, "
+                "%llu unfinished to play again); run the same command to continue\n",
+                stop_flag == SIGTERM  ? "SIGTERM"
+                : stop_flag == SIGINT ? "SIGINT"
+                                      : "a signal to another rank",
+                (unsigned long long)(sum.games_before + sum.games_played),
+                (unsigned long long)sum.games_total, o->ro.dir,
+                (unsigned long long)sum.games_played, sum.seconds,
+                (unsigned long long)sum.games_abandoned);
+        return o->stop_status;
+    }
     double gps = sum.seconds > 0 ? (double)sum.games_played / sum.seconds : 0;
     int at_once = o->ro.games_at_once;
     fprintf(stderr,
-            "selfplay: %s: %llu/%llu games in %s (%llu this run in %.1f s: %.3f games/s, %.0f "
+            "selfplay: done: %llu/%llu games in %s (%llu this run in %.1f s: %.3f games/s, %.0f "
             "positions/s; White %llu Draw %llu Black %llu; avg %.1f actions; %d rank%s x %d "
             "game%s at once)\n",
-            sum.complete ? "done" : "stopped",
             (unsigned long long)(sum.games_before + sum.games_played),
             (unsigned long long)sum.games_total, o->ro.dir, (unsigned long long)sum.games_played,
             sum.seconds, gps, sum.seconds > 0 ? (double)sum.actions / sum.seconds : 0.0,
@@ -288,11 +308,6 @@ static int run_logs(own_t *o) {
             (unsigned long long)sum.black,
             sum.games_played ? (double)sum.actions / (double)sum.games_played : 0.0, sum.ranks,
             sum.ranks > 1 ? "s" : "", at_once, at_once > 1 ? "s" : "");
-    if (!sum.complete) {
-        fprintf(stderr, "selfplay: %llu games abandoned; rerun the same command to resume\n",
-                (unsigned long long)sum.games_abandoned);
-        return 3;
-    }
     return CLI_OK;
 }
 
@@ -311,6 +326,7 @@ int cmd_selfplay(int argc, char **argv) {
                                              {"frame-seconds", required_argument, 0, O_FSECS},
                                              {"repair", no_argument, 0, O_REPAIR},
                                              {"bench", no_argument, 0, O_BENCH},
+                                             {"stop-status", required_argument, 0, O_STOPST},
                                              {0, 0, 0, 0}};
     static own_t o; /* large (weights, settings); one per process */
     static cli_search_t sr;
@@ -318,6 +334,7 @@ int cmd_selfplay(int argc, char **argv) {
     sp_settings_default(&o.set, GK_GAME_GOUNKI); /* the search's defaults are every game's */
     o.ro.stats = true;
     o.ro.code = GL_CODE_INDEX;
+    o.stop_status = 3;
     o.search = &sr;
     cli_search_init(&sr, &o.set.mcts, &o.set.limits, CLI_SEARCH_WEIGHTS);
     cli_pos_opts_t po;

@@ -59,6 +59,10 @@ wait "$pid"
 rc=$?
 set -e
 [ $rc = 3 ] || [ $rc = 0 ] || fail "SIGTERM: exit $rc: $(tail -2 "$T/log")"
+if [ $rc = 3 ]; then # a stop is told in one line
+    tail -1 "$T/log" | grep -q '^book expand: stopped by a signal: .*; run the same command to continue$' ||
+        fail "SIGTERM: the stop is not one line: $(tail -2 "$T/log")"
+fi
 "$G" book expand "$T/run.book" "${ARGS[@]}" 2>"$T/err" || fail "final resume: $(cat "$T/err")"
 cmp -s "$T/run.book" "$T/ref.book" || fail "the resumed book differs from the uninterrupted one"
 [ ! -e "$T/run.book.journal" ] || fail "the journal is left after the end"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gounki log on sound and damaged logs: verify passes a sound run and fails (exit 1, the
 # shard and the fault named) on a truncated shard, a flipped byte, a zero-filled tail, a
-# duplicated game and garbage; cat and stats never crash on any of them; every record of
-# log cat replays; usage errors exit 2.
+# duplicated game and garbage (also with --quick, which checks checksums and indices
+# only); cat and stats never crash on any of them; every record of log cat replays; usage
+# errors exit 2.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 expect() { # STATUS CMD...: runs CMD, wants exit STATUS, and never a signal
@@ -90,6 +91,18 @@ expect 1 "$G" log export "$T/run" --game 99 --out "$T/g99.txt"
 ls "$T" | grep -q '\.tmp\.' && fail "export left a temporary file"
 expect 2 "$G" log export "$T/run" --format yaml
 expect 2 "$G" log cat "$T/run" --format json
+
+# verify --quick: checksums and header indices only; the same verdict on damage that a
+# checksum catches, and on completeness.
+expect 0 "$G" log verify --quick --complete "$T/run"
+grep -q '8 games, 8 distinct.*complete' "$T/out" || fail "quick: $(cat "$T/out")"
+for d in cuthead zeros flip garbage dup; do expect 1 "$G" log verify --quick "$T/$d"; done
+timeout -s TERM 2 "$G" selfplay --games 5000 --playouts 30 --frame-games 2 --quiet \
+    --out "$T/part" >/dev/null 2>&1 || true
+expect 0 "$G" log verify --quick "$T/part"
+expect 1 "$G" log verify --quick --complete "$T/part"
+grep -q 'incomplete' "$T/out" || fail "quick --complete: $(cat "$T/out")"
+expect 2 "$G" log cat --quick "$T/run"
 
 # Missing or odd paths, usage errors.
 expect 1 "$G" log verify "$T/none"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Self-play under mpirun: the same games come out of 1, 2 and 4 ranks and of 2 threads
 # (compared as `gounki log cat` text), every run verifies complete, a rerun of a finished
-# run plays nothing, a run can be extended, and changed settings are refused.
+# run plays nothing, a run can be extended, and changed settings are refused; the SLURM
+# job script runs outside SLURM (mpirun, as root too) to the same games.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 MPI=(mpirun --allow-run-as-root --oversubscribe)
@@ -68,4 +69,12 @@ for bad in "--games 0 --out $T/x" "--games 5" "--games 5 --out $T/x --playouts 1
     set -e
     [ $rc = 2 ] || fail "'selfplay $bad' exited $rc, not 2"
 done
+# The SLURM job script outside SLURM falls back to mpirun, as root too (no OMPI_ALLOW_*
+# in its environment: the script adds --allow-run-as-root), and ends with the run's games.
+env -u SLURM_JOB_ID -u OMPI_ALLOW_RUN_AS_ROOT -u OMPI_ALLOW_RUN_AS_ROOT_CONFIRM GOUNKI="$G" \
+    OUT="$T/sbatch" GAMES=10 PLAYOUTS=40 SEED=7 RANKS=1 EXTRA="--frame-games 3 --quiet" \
+    bash "$SRC/scripts/slurm/selfplay.sbatch" >"$T/sbatch.out" 2>&1 ||
+    { cat "$T/sbatch.out"; fail "selfplay.sbatch outside SLURM"; }
+grep -q 'run complete: 10 games' "$T/sbatch.out" || fail "selfplay.sbatch: $(cat "$T/sbatch.out")"
+"$G" log cat "$T/sbatch" | cmp -s - "$T/solo.txt" || fail "selfplay.sbatch: games differ"
 echo "test_selfplay_mpi: ok"
