@@ -33,14 +33,14 @@ static void usage(FILE *f) {
                "  --engine2 SPEC     with --human none: Black's engine (default: --engine)\n"
                "  --seed S           seed of the engine's randomness (default 1)\n"
                "  --quiet-board      do not print the board after each move\n" CLI_POS_HELP "\n"
-               "Commands at the prompt: a move (e.g. a2-a3, c5*d5,e5,f6, g4:d4:b4), undo (takes\n"
+               "Commands at the prompt: a move (e.g. b2-b3, c5*d5,e5,f6, g4:d4:b4), undo (takes\n"
                "back your last move and the engine's answer), resign, save FILE (game record),\n"
                "moves (the legal moves), board, help, quit.  End of input quits.\n");
 }
 
 static void help_text(void) {
     printf(
-        "  MOVE        a complete move in the notation, e.g. a2-a3, f7xe7, a1-a2+, c5*d5,e5,f6,\n"
+        "  MOVE        a complete move in the notation, e.g. b2-b3, f7xe7, a1-a2+, c5*d5,e5,f6,\n"
         "              e6*d7,c8,Out; Gobs: a3-a5, a3xa7, g4:d4:b4:b6:f6\n"
         "  undo        take back your last move (and the engine's answer)\n"
         "  resign      give up the game\n"
