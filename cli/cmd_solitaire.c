@@ -20,7 +20,8 @@ static const char help[] =
     "                     move, turn over nor get jumped, and need not end white\n"
     "  --max-nodes N      give up after N positions (default: no limit)\n"
     "  --time S           give up after S seconds (default: no limit)\n"
-    "  --hash MB          transposition table size (default 256)\n"
+    "  --hash MB          the most the transposition table grows to (default 256;\n"
+    "                     it starts at 1 MB and doubles when half full)\n"
     "Exit status: 0 solved, 1 not solved (budget spent, or no solution), 2 usage.\n";
 
 static void print_board(const gs_state_t *s) {
@@ -137,7 +138,8 @@ int cmd_solitaire(int argc, char **argv) {
         }
         print_board(&s);
     }
-    printf("nodes %llu, time %.3f s\n", (unsigned long long)res.nodes, res.seconds);
+    printf("nodes %llu, time %.3f s, table %.1f MB\n", (unsigned long long)res.nodes, res.seconds,
+           (double)res.tt_bytes / (1 << 20));
     if (res.status == GS_SOLVED) {
         printf("solved in %d moves, shortest: proven\n", res.len);
         return CLI_OK;

@@ -21,6 +21,14 @@ grep -q "^13\. " "$T/out" && bad "2x2 printed a 13th move"
 has "$T/out" "solved in 12 moves, shortest: proven" "2x2 proof line"
 has "$T/out" "^1\. [a-i][1-9]x[a-i][1-9]-[a-i][1-9]$" "move notation"
 has "$T/out" "^nodes [0-9]*, time " "node count line"
+# The table is sized to the problem: 2x2 (38k nodes) stays in its first megabyte instead of
+# faulting in the 256 MB that --hash allows (0.2-0.8 s of page faults before).
+has "$T/out" ", table 0\.[0-9] MB$" "2x2 table not sized to the problem"
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M' -o "$T/rss" "$GOUNKI" solitaire 2 > /dev/null 2>&1
+    rss=$(tail -1 "$T/rss")
+    [ "${rss:-999999}" -lt 65536 ] || bad "solitaire 2 peaked at ${rss} KB (wanted under 64 MB)"
+fi
 
 expect_rc 0 "3x3 preflip" 3 --preflip e4
 has "$T/out" "^1\. e4x" "pre-flipped piece moves first"
