@@ -11,9 +11,28 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# The build's progress: its percentage lines replace each other on a terminal; otherwise
+# one line when it starts and one when it ends (a fresh build takes about a minute).
+build() {
+  local t0=$SECONDS line log
+  log=$(mktemp)
+  echo "main job: building build/gounki (Release; about a minute on a fresh machine)"
+  if ! bash scripts/build.sh release "$root/build" 2>&1 | while IFS= read -r line; do
+    printf '%s\n' "$line" >>"$log"
+    if [ -t 1 ] && [[ $line == \[*%\]* ]]; then printf '\r%s\033[K' "${line:0:100}"; fi
+  done; then
+    if [ -t 1 ]; then printf '\r\033[K'; fi
+    tail -n 20 "$log" >&2
+    echo "main job: the build failed (the last lines above)" >&2
+    exit 1
+  fi
+  if [ -t 1 ]; then printf '\r\033[K'; fi
+  rm -f "$log"
+  echo "main job: built in $((SECONDS - t0)) s"
+}
 if [ "${GK_NO_BUILD:-0}" != 1 ]; then
   bash scripts/deps.sh
-  bash scripts/build.sh release "$root/build" >/dev/null
+  build
   GOUNKI=build/gounki
 fi
 prog=${GOUNKI:-build/gounki}

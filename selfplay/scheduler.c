@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../common/progress.h"
 #include "../common/files.h"
 #include "../data/xxh64.h"
 
@@ -177,9 +178,7 @@ typedef struct coord {
     int ndone;
     uint64_t before; /* games found in DIR */
     int total_workers;
-    double last_print;
-    bool printed_line;
-    bool tty;
+    gk_progress_t prog;
     char err[512];
     bool failed;
 } coord_t;
@@ -205,10 +204,8 @@ static void totals(const coord_t *k, int64_t *t) {
 }
 
 static void progress(coord_t *k, bool final) {
-    if (k->o->quiet || !k->o->out) return;
+    if (!final && !gk_progress_due(&k->prog)) return;
     double t = gk_now_s();
-    if (!final && t - k->last_print < 1.0) return;
-    k->last_print = t;
     int64_t s[C_N];
     totals(k, s);
     double el = t - k->t0;
@@ -216,14 +213,11 @@ static void progress(coord_t *k, bool final) {
     uint64_t have = k->before + (uint64_t)s[C_GAMES];
     char eta[32];
     fmt_eta(gps > 0 ? (double)(k->o->games - have) / gps : -1, eta, sizeof eta);
-    fprintf(k->o->out,
-            "%sselfplay: %" PRIu64 "/%" PRIu64 " games  %.2f games/s  %.0f pos/s  W %" PRId64
-            " D %" PRId64 " L %" PRId64 "  avg %.1f turns  ETA %s%s",
-            k->tty ? "\r" : "", have, k->o->games, gps, pps, s[C_WHITE], s[C_DRAWS], s[C_BLACK],
-            s[C_GAMES] ? (double)s[C_PLIES] / (double)s[C_GAMES] : 0.0, eta,
-            k->tty ? "\033[K" : "\n");
-    fflush(k->o->out);
-    k->printed_line = k->tty;
+    gk_progress_line(&k->prog,
+                     "selfplay: %" PRIu64 "/%" PRIu64 " games  %.2f games/s  %.0f pos/s  W %" PRId64
+                     " D %" PRId64 " L %" PRId64 "  avg %.1f turns  ETA %s",
+                     have, k->o->games, gps, pps, s[C_WHITE], s[C_DRAWS], s[C_BLACK],
+                     s[C_GAMES] ? (double)s[C_PLIES] / (double)s[C_GAMES] : 0.0, eta);
 }
 
 /* Moves finished games to the writer; flushes a frame when it is due (or when forced). */
@@ -644,7 +638,7 @@ static bool summarize(coord_t *k, sp_summary_t *sum) {
     sum->seconds = gk_now_s() - k->t0;
     sum->complete = k->before + sum->games_played == o->games;
     sum->stopped = !sum->complete;
-    if (k->printed_line) fputc('\n', o->out);
+    gk_progress_end(&k->prog);
     return any_failed;
 }
 
@@ -705,7 +699,6 @@ static int run_rank(const sp_run_opts_t *o, sp_summary_t *sum, int rank, int ran
         k->rank = rank;
         k->ranks = ranks;
         k->w = w;
-        k->tty = o->out && isatty(fileno(o->out));
     }
     GK_FORWARD_IF(agree(bad, &worst, err, errcap));
     if (!worst && MPI_Allreduce(&o->games_at_once, &total_workers, 1, MPI_INT, MPI_SUM,
@@ -738,7 +731,7 @@ static int run_rank(const sp_run_opts_t *o, sp_summary_t *sum, int rank, int ran
 
     k->t0 = gk_now_s();
     k->last_prog = k->t0;
-    k->last_print = k->t0;
+    gk_progress_init(&k->prog, o->quiet ? NULL : o->out, GK_PROGRESS_TTY, GK_PROGRESS_PLAIN);
     if (o->set.mcts.threads > 1 && omp_get_max_active_levels() < 2) omp_set_max_active_levels(2);
     int coord_rc = 0;
 #pragma omp parallel num_threads(o->games_at_once + 1)

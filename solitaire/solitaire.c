@@ -153,6 +153,8 @@ typedef struct ctx {
     int tt_nomem;    /* a growth failed: the table stays as it is */
     uint64_t nodes, max_nodes;
     double t0, max_seconds;
+    const gs_limits_t *lim; /* for its progress callback */
+    int bound;              /* of the iteration under way */
     int aborted;
     int next_bound;
     int nsym;                   /* symmetries of the problem other than the identity */
@@ -372,7 +374,9 @@ static int dfs(ctx_t *c, int g, int bound) {
     if (g < 3 && c->nsym) n = dedupe_symmetric(c, list, n);
     for (int i = 0; i < n; i++) {
         if ((++c->nodes & 0x3fff) == 0) {
-            if (c->max_seconds > 0 && gk_now_s() - c->t0 > c->max_seconds) c->aborted = 1;
+            double el = gk_now_s() - c->t0;
+            if (c->max_seconds > 0 && el > c->max_seconds) c->aborted = 1;
+            if (c->lim->progress) c->lim->progress(c->lim->progress_arg, c->bound, c->nodes, el);
         }
         if (c->max_nodes && c->nodes > c->max_nodes) c->aborted = 1;
         if (c->aborted) return 0;
@@ -459,6 +463,7 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
     ctx_setup(c, p);
     c->max_nodes = lim->max_nodes;
     c->max_seconds = lim->max_seconds;
+    c->lim = lim;
     c->t0 = gk_now_s();
 
     memset(res, 0, sizeof *res);
@@ -468,6 +473,8 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
         res->lower_bound = bound;
         if (bound > GS_MAX_LEN) break;
         c->next_bound = INT_MAX;
+        c->bound = bound;
+        if (lim->progress) lim->progress(lim->progress_arg, bound, c->nodes, gk_now_s() - c->t0);
         if (dfs(c, 0, bound)) {
             res->status = GS_SOLVED;
             res->len = bound;

@@ -40,6 +40,17 @@ has "$T/out" "no solution" "corner pre-flip cannot move first"
 expect_rc 1 "budget" 3 --max-nodes 1000
 has "$T/out" "not solved within budget: [0-9]* nodes, best lower bound [0-9]*" "budget line"
 
+# Progress from 5x5 on: plain lines on standard error (not a terminal here), none with
+# --quiet, none below 5x5.
+GK_PROGRESS_EVERY=0 expect_rc 1 "5x5 with a budget" 5 --time 0.5
+grep -q '^solitaire: bound [0-9]*, [0-9]* nodes, [0-9.]* M nodes/s' "$T/err" ||
+    bad "5x5 shows no progress ($(head -c 200 "$T/err"))"
+grep -q $'[\r\033]' "$T/err" && bad "escape codes in progress to a file"
+GK_PROGRESS_EVERY=0 expect_rc 1 "5x5 quiet" 5 --time 0.2 --quiet
+[ -s "$T/err" ] && bad "--quiet printed progress: $(head -1 "$T/err")"
+GK_PROGRESS_EVERY=0 expect_rc 0 "2x2 again" 2
+[ -s "$T/err" ] && bad "2x2 printed progress: $(head -1 "$T/err")"
+
 expect_rc 0 "help" --help
 has "$T/out" "usage: gounki solitaire" "help text"
 expect_rc 2 "no N"
