@@ -18,4 +18,15 @@ grep -q '^\.\.\. and 31 more first actions (31 complete moves)$' "$T/m.out" ||
     bad "moves --limit 5: no count of the rest ($(tail -1 "$T/m.out"))"
 "$G" moves --moves a1-a2+ --limit 36 | grep -c . | grep -qx 36 || bad "moves --limit 36 does not list all 36"
 
+# Gobs short: a capture without its placement square gets a hint whose example is legal
+# (it used to be c9 always, here Black's own rank).
+M='a3-a5 b7-c6 c3-d4 a7-a6 d3-e4 c7-d6 e3-g5 d7-e6 f3-f5 e7-d7 g3-e5 f7-h5 h3-f3 d7-c7 i3-h3 g7-g6 e4-f4 c7-e7 f4-g3 a8-b7 a5-c3 b8-a7 f5-g4 c8-d7 a2-a4 h8-f6 a1-a3'
+err=$("$G" moves --game gobs --variant short --moves "$M h5xh3" 2>&1 >/dev/null)
+hint=$(printf '%s' "$err" | grep -o 'as in h5xh3/[a-i][1-9]' | sed 's/as in //')
+[ -n "$hint" ] || bad "no placement hint: $err"
+[ -n "$hint" ] && { "$G" moves --game gobs --variant short --moves "$M $hint" --limit 0 > /dev/null 2>&1 ||
+    bad "the hint $hint is not a legal move ($err)"; }
+"$G" moves --game gobs --variant short --moves "$M a7xa5" 2>&1 >/dev/null | grep -q 'a7xa5 is not a legal elimination' ||
+    bad "an impossible capture without a placement is not called illegal"
+
 exit $fail
