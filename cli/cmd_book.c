@@ -403,19 +403,13 @@ static int sub_expand(int argc, char **argv) {
         switch (c) {
         case 'h': fputs(help, stdout); return CLI_OK;
         case O_NODES:
-            if (cli_parse_u64(CMD, "--nodes", optarg, &o.nodes)) return CLI_USAGE;
-            if (o.nodes < 1 || o.nodes > BK_MAX_NODES) {
-                cli_error(CMD, "expand: --nodes must be in [1, %u]", BK_MAX_NODES);
+            if (cli_parse_u64_in(CMD, "--nodes", optarg, 1, BK_MAX_NODES, &o.nodes))
                 return CLI_USAGE;
-            }
             have_nodes = true;
             break;
         case O_PLAYOUTS:
-            if (cli_parse_u64(CMD, "--playouts", optarg, &o.playouts)) return CLI_USAGE;
-            if (o.playouts < 1 || o.playouts > 100000000) {
-                cli_error(CMD, "expand: --playouts must be in [1, 100000000]");
+            if (cli_parse_u64_in(CMD, "--playouts", optarg, 1, 100000000, &o.playouts))
                 return CLI_USAGE;
-            }
             have_playouts = true;
             break;
         case O_TIME:
@@ -802,8 +796,8 @@ static int sub_bench(int argc, char **argv) {
         switch (c) {
         case 'h': fputs(help, stdout); return CLI_OK;
         case O_PROBES:
-            if (cli_parse_u64(CMD, "--probes", optarg, &probes)) return CLI_USAGE;
-            if (probes < 1) probes = 1;
+            if (cli_parse_u64_in(CMD, "--probes", optarg, 1, 1000000000000ull, &probes))
+                return CLI_USAGE;
             break;
         default: return cli_bad_option(CMD, argc, argv);
         }

@@ -170,7 +170,8 @@ static int parse_spec(const char *spec, spec_t *s, char *err, size_t errcap) {
                     sizeof e2)) {
         return gk_fail(err, errcap, GK_E_INVALID, "%s: %s", kn, e2);
     }
-    if (s->kind == PLAYER_MCTS) mcts_config_finish(&s->mc);
+    if (s->kind == PLAYER_MCTS && mcts_config_finish(&s->mc, e2, sizeof e2))
+        return gk_fail(err, errcap, GK_E_INVALID, "%s: %s", kn, e2);
     if (s->has_weights && s->kind != PLAYER_MCTS && s->eval_kind != BL_EVAL_OURS)
         return gk_fail(err, errcap, GK_E_INVALID, "%s: weights= needs eval=ours", kn);
     return 0;

@@ -18,6 +18,35 @@ grep -q '^\.\.\. and 31 more first actions (31 complete moves)$' "$T/m.out" ||
     bad "moves --limit 5: no count of the rest ($(tail -1 "$T/m.out"))"
 "$G" moves --moves a1-a2+ --limit 36 | grep -c . | grep -qx 36 || bad "moves --limit 36 does not list all 36"
 
+# Numeric flags: a bad value names the flag and the range, in one line, exit 2; zero is
+# refused where it means nothing (a search budget of no limit at all, a book target).
+cp "$SRC/books/gobs-short.book" "$T/t.book"
+range_err() { # DESC ARGS...: exit 2 and "[lo, hi]" in a one-line error
+    local desc=$1
+    shift
+    "$G" "$@" < /dev/null > "$T/r.out" 2> "$T/r.err"
+    local rc=$?
+    [ $rc = 2 ] || bad "$desc: exit $rc, wanted 2 ($(head -c 200 "$T/r.err"))"
+    [ "$(wc -l < "$T/r.err")" = 1 ] || bad "$desc: not one line: $(cat "$T/r.err")"
+    grep -Eq -e "$want" "$T/r.err" || bad "$desc: '$(cat "$T/r.err")' lacks /$want/"
+}
+want='out of range \[1, 1024\]'
+range_err "analyse --threads 0" analyse --threads 0
+want='is out of range \[0, 65535\]'
+range_err "--max-plies 99999999999999999999" play --max-plies 99999999999999999999
+want="'x' is not an integer in \[0, 1000000000000000\]"
+range_err "analyse --playouts x" analyse --playouts x
+want='no budget'
+range_err "analyse --playouts 0" analyse --playouts 0
+range_err "analyse --time 0" analyse --time 0
+range_err "bench --playouts 0" bench --playouts 0
+range_err "match mcts:time=0" match --a mcts:time=0 --b random --games 2
+want='--nodes: 0 is out of range \[1, [0-9]*\]'
+range_err "book expand --nodes 0" book expand "$T/t.book" --nodes 0
+want='--probes: 0 is out of range \[1, [0-9]*\]'
+range_err "book bench --probes 0" book bench "$T/t.book" --probes 0
+"$G" analyse --playouts 0 --time 0.05 > /dev/null 2>&1 || bad "--playouts 0 with --time refused"
+
 # Gobs short: a capture without its placement square gets a hint whose example is legal
 # (it used to be c9 always, here Black's own rank).
 M='a3-a5 b7-c6 c3-d4 a7-a6 d3-e4 c7-d6 e3-g5 d7-e6 f3-f5 e7-d7 g3-e5 f7-h5 h3-f3 d7-c7 i3-h3 g7-g6 e4-f4 c7-e7 f4-g3 a8-b7 a5-c3 b8-a7 f5-g4 c8-d7 a2-a4 h8-f6 a1-a3'
