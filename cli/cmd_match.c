@@ -56,8 +56,8 @@ typedef struct ctx {
 static void fmt_elo(double v, char *buf, size_t cap) {
     if (isinf(v))
         snprintf(buf, cap, "%sinf", v > 0 ? "+" : "-");
-    else
-        snprintf(buf, cap, "%+.1f", v);
+    else /* a value that rounds to zero is +0.0, never -0.0 */
+        snprintf(buf, cap, "%+.1f", fabs(v) < 0.05 ? 0.0 : v);
 }
 
 static void print_elo(FILE *f, const match_stats_t *st) {
@@ -246,10 +246,11 @@ int cmd_match(int argc, char **argv) {
     o.ctx = &c;
     const gk_game_t *g = gk_game_of(&o.start);
     printf("match: A = %s, B = %s\n", o.spec_a, o.spec_b);
-    printf("game %s (%s), %d games as %d colour-swapped pairs, openings of %d random turns, "
+    printf("game %s (%s), %d games as %d colour-swapped pair%s, openings of %d random turn%s, "
            "seed %llu, %d game%s at once\n",
-           g->name, g->variants[o.start.variant], o.games, o.games / 2, o.opening_plies,
-           (unsigned long long)o.seed, o.threads, o.threads > 1 ? "s" : "");
+           g->name, g->variants[o.start.variant], o.games, o.games / 2, o.games / 2 > 1 ? "s" : "",
+           o.opening_plies, o.opening_plies != 1 ? "s" : "", (unsigned long long)o.seed, o.threads,
+           o.threads > 1 ? "s" : "");
     fflush(stdout);
 
     match_stats_t st;

@@ -118,10 +118,24 @@ static void back_to(game_t *g, int t) {
     g->nturns = t;
 }
 
+/* The board; at the end of the game without the result its last line states (Gounki
+ * "game over after ply N: R (reason)", Gobs "...; game over R (reason)"), which the
+ * "game over: R (reason)" line that follows says once. */
 static void show_board(const game_t *g, int quiet) {
     if (quiet) return;
     char buf[GK_BOARD_TEXT_MAX];
-    if (gk_game_of(&g->pos)->board_text(&g->pos, buf, sizeof buf) >= 0) fputs(buf, stdout);
+    if (gk_game_of(&g->pos)->board_text(&g->pos, buf, sizeof buf) < 0) return;
+    size_t n = strlen(buf);
+    if (gk_over(&g->pos) && n > 1) {
+        size_t last = n - 1; /* the start of the last line */
+        while (last > 0 && buf[last - 1] != '\n') last--;
+        char *over = strstr(buf + last, "game over");
+        if (over == buf + last)
+            buf[last] = 0;
+        else if (over && over >= buf + last + 2 && over[-2] == ';')
+            strcpy(over - 2, "\n");
+    }
+    fputs(buf, stdout);
 }
 
 static const char *side_name(int side) {
@@ -199,8 +213,11 @@ static int engine_turn(game_t *g, player_t *eng, player_t **all, int nall, uint6
     char text[GK_MOVE_TEXT_MAX];
     if (gk_game_of(&turn)->move_text(&turn, seq, k, text, sizeof text) < 0)
         snprintf(text, sizeof text, "?");
-    printf("%s plays %s   (win %.1f%%, %.2f s; %s)\n", side_name(turn.stm), text, 100.0 * value,
-           secs, info);
+    if (info[0]) /* a player that evaluates (random has no value and no info) */
+        printf("%s plays %s   (win %.1f%%, %.2f s; %s)\n", side_name(turn.stm), text, 100.0 * value,
+               secs, info);
+    else
+        printf("%s plays %s   (%.2f s)\n", side_name(turn.stm), text, secs);
     return 0;
 }
 

@@ -111,11 +111,13 @@ static int replay_one(void *ctx, const gk_record_t *rec, int index, const char *
         print_plies(rec, st->quiet);
         printf("position: %s\n", ps);
         if (gk_over(&fin))
-            printf("result: %s (%s by %s) after %d moves\n",
+            printf("result: %s (%s by %s) after %d move%s\n",
                    gk_result_text((gk_result_t)fin.result), winner_text(&fin),
-                   gk_reason_text((gk_reason_t)fin.reason), rec->nmoves);
+                   gk_reason_text((gk_reason_t)fin.reason), rec->nmoves,
+                   rec->nmoves != 1 ? "s" : "");
         else
-            printf("result: * (game not over) after %d moves\n", rec->nmoves);
+            printf("result: * (game not over) after %d move%s\n", rec->nmoves,
+                   rec->nmoves != 1 ? "s" : "");
     }
     int rc = check_claim("result token", rec->result, &fin, st->file, index);
     if (!rc) rc = check_claim("Result tag", gk_record_tag(rec, "Result"), &fin, st->file, index);

@@ -20,4 +20,6 @@ grep -q "^main job: .* train --policy --from .* --run $T/r --generations 1 " "$T
 [ -d "$T/r/gen-001" ] && [ ! -d "$T/r/gen-002" ] || bad "--generations 1 did not make one generation in --run DIR"
 [ -d "$SRC/--generations" ] && bad "a directory named --generations was made"
 grep -q "^plot: $T/r/ladder.svg" "$T/out" || bad "no ladder plot: $(tail -3 "$T/out")"
+# --quiet: the report starts right after the command line, with no blank line before it.
+[ -n "$(sed -n 2p "$T/out")" ] || bad "a blank line in --quiet output: $(head -3 "$T/out")"
 exit $fail
