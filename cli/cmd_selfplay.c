@@ -289,8 +289,8 @@ static int run_logs(own_t *o) {
             sum.games_played ? (double)sum.actions / (double)sum.games_played : 0.0, sum.ranks,
             sum.ranks > 1 ? "s" : "", at_once, at_once > 1 ? "s" : "");
     if (!sum.complete) {
-        fprintf(stderr, "selfplay: %llu games abandoned; rerun the same command to resume\n",
-                (unsigned long long)sum.games_abandoned);
+        fprintf(stderr, "selfplay: %llu game%s abandoned; rerun the same command to resume\n",
+                (unsigned long long)sum.games_abandoned, sum.games_abandoned != 1 ? "s" : "");
         return 3;
     }
     return CLI_OK;

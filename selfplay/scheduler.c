@@ -171,8 +171,14 @@ typedef struct coord {
     bool req_out; /* a REQ is in flight (rank != 0) */
     bool stop_sent;
     /* rank 0 only */
-    uint64_t *pool;
-    uint64_t npool, next; /* pool[next..npool) are still to lease */
+    /* The games still to lease are the gaps between the games found in DIR: ranges
+     * [lo, hi), so that memory grows with the games already played, not with --games. */
+    struct gap {
+        uint64_t lo, hi;
+    } * gaps;
+    size_t ngaps, gcur; /* gaps[gcur] holds the next index to lease, gnext */
+    uint64_t gnext;
+    uint64_t npool, next; /* npool indices to play, next of them leased */
     int64_t (*rc)[C_N];   /* latest counters of every rank */
     bool *done;
     int ndone;
@@ -264,7 +270,11 @@ static uint64_t lease(coord_t *k, uint64_t want, uint64_t *out) {
     if (k->o->lease > 0 && cap > (uint64_t)k->o->lease) cap = (uint64_t)k->o->lease;
     if (want > cap) want = cap;
     if (want > left) want = left;
-    for (uint64_t i = 0; i < want; i++) out[i] = k->pool[k->next++];
+    for (uint64_t i = 0; i < want; i++) {
+        while (k->gnext >= k->gaps[k->gcur].hi) k->gnext = k->gaps[++k->gcur].lo;
+        out[i] = k->gnext++;
+        k->next++;
+    }
     return want;
 }
 
@@ -602,17 +612,23 @@ static int build_pool(coord_t *k, char *err, size_t errcap) {
     }
     k->before = distinct;
     k->npool = o->games - distinct;
-    k->pool = malloc((size_t)(k->npool ? k->npool : 1) * sizeof *k->pool);
-    if (!k->pool) {
+    /* The gaps of 0..N-1 around the sorted indices found (at most distinct + 1). */
+    k->gaps = malloc((size_t)(distinct + 1) * sizeof *k->gaps);
+    if (!k->gaps) {
         free(have);
         return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     }
-    uint64_t j = 0, m = 0;
-    for (uint64_t i = 0; i < o->games; i++) {
-        while (j < n && have[j] < i) j++;
-        if (j < n && have[j] == i) continue;
-        k->pool[m++] = i;
+    uint64_t lo = 0;
+    size_t m = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (i && have[i] == have[i - 1]) continue;
+        if (have[i] > lo) k->gaps[m++] = (struct gap){lo, have[i]};
+        lo = have[i] + 1;
     }
+    if (lo < o->games) k->gaps[m++] = (struct gap){lo, o->games};
+    k->ngaps = m;
+    k->gcur = 0;
+    k->gnext = m ? k->gaps[0].lo : 0;
     free(have);
     return 0;
 }
@@ -778,7 +794,7 @@ out:
         free(s);
     }
     if (k) {
-        free(k->pool);
+        free(k->gaps);
         free(k->rc);
         free(k->done);
         free(k);
