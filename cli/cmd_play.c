@@ -2,13 +2,31 @@
  * engine against itself with the moves shown). */
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef GK_HAVE_LIBEDIT
+#include <editline/readline.h>
+#endif
 
+#include "../common/files.h"
+#include "../common/progress.h"
+#include "../games/record.h"
 #include "../search/params.h"
 #include "cli.h"
 #include "record_out.h"
+
+/* The one mutable global: set by Ctrl-C (SIGINT) while an engine thinks, read by its
+ * search as the outside stop flag (search/mcts.h, mcts_monitor_t). */
+static _Atomic int think_stop;
+
+static void on_sigint(int sig) {
+    (void)sig;
+    atomic_store(&think_stop, 1);
+}
 
 int cmd_play(int argc, char **argv);
 extern const char cmd_play_summary[];
@@ -32,10 +50,16 @@ static void usage(FILE *f) {
                "                     --help' for specs (random, greedy, ab:..., mcts:...)\n"
                "  --engine2 SPEC     with --human none: Black's engine (default: --engine)\n"
                "  --seed S           seed of the engine's randomness (default 1)\n"
-               "  --quiet-board      do not print the board after each move\n" CLI_POS_HELP "\n"
-               "Commands at the prompt: a move (e.g. b2-b3, c5*d5,e5,f6, g4:d4:b4), undo (takes\n"
-               "back your last move and the engine's answer), resign, save FILE (game record),\n"
-               "moves (the legal moves), board, help, quit.  End of input quits.\n");
+               "  --quiet-board      do not print the board after each move\n"
+               "  --save FILE        write the game record to FILE when the session ends\n"
+               "                     (with --human none too)\n" CLI_POS_HELP "\n"
+               "Commands at the prompt (any case): a move (e.g. b2-b3, c5*d5,e5,f6, g4:d4:b4),\n"
+               "undo (takes back your last move and the engine's answer), resign, save FILE\n"
+               "(game record), load FILE (go on from a saved game), hint (the engine's move\n"
+               "for you), moves (the legal moves), board, help, quit.  End of input quits.  On\n"
+               "a terminal the prompt has line editing and history (libedit) and the engine\n"
+               "shows what it thinks once a second; Ctrl-C while it thinks makes it play its\n"
+               "best move so far (with --human none: ends the session, exit status 3).\n");
 }
 
 static void help_text(void) {
@@ -45,6 +69,8 @@ static void help_text(void) {
         "  undo        take back your last move (and the engine's answer)\n"
         "  resign      give up the game\n"
         "  save FILE   write the game so far as a game record (gounki replay FILE)\n"
+        "  load FILE   go on from the game record in FILE (its moves are replayed)\n"
+        "  hint        ask the engine for a move for the side to move\n"
         "  moves       list the legal moves\n"
         "  board       show the board again\n"
         "  help        this text\n"
@@ -138,6 +164,15 @@ static void show_board(const game_t *g, int quiet) {
     fputs(buf, stdout);
 }
 
+/* One line under the board saying what its letters mean. */
+static void show_legend(const game_t *g) {
+    if (g->pos.game == GK_GAME_GOBS)
+        printf("legend: w a disc white side up, b black side up (the side up is its owner)\n");
+    else
+        printf("legend: w White, b Black; R a round, S a square; a stack lists its pieces "
+               "(wRRS)\n");
+}
+
 static const char *side_name(int side) {
     return side == GK_WHITE ? "White" : "Black";
 }
@@ -188,17 +223,48 @@ static int save_game(const game_t *g, const char *path, const char *white, const
     return rc;
 }
 
-/* The engine plays a whole turn for the side to move. */
-static int engine_turn(game_t *g, player_t *eng, player_t **all, int nall, uint64_t *seed) {
+/* What an engine shows while it thinks: the search's state once a second on a terminal
+ * (one line that replaces itself, on standard error), every 10 s otherwise. */
+typedef struct think {
+    const gk_pos_t *pos; /* the position searched; NULL between searches */
+    gk_progress_t prog;
+} think_t;
+
+static void think_info(const mcts_result_t *r, void *ctx) {
+    think_t *t = ctx;
+    if (!t->pos || !gk_progress_due(&t->prog)) return;
+    char mv[GK_MOVE_TEXT_MAX] = "-";
+    if (r->best != GK_NO_ACTION &&
+        gk_game_of(t->pos)->action_text(t->pos, r->best, mv, sizeof mv) < 0)
+        snprintf(mv, sizeof mv, "?");
+    gk_progress_line(&t->prog, "thinking: %llu playouts, best %s (win %.1f%%), %.0f s",
+                     (unsigned long long)r->playouts, mv, 100.0 * r->value, r->seconds);
+}
+
+/* The engine plays a whole turn for the side to move.  Returns 0, 1 when Ctrl-C stopped
+ * its search (it played its best action so far), -1 on a failure. */
+static int engine_turn(game_t *g, player_t *eng, player_t **all, int nall, uint64_t *seed,
+                       think_t *th) {
     gk_pos_t turn = g->pos;
     gk_action_t seq[GK_MAX_TURN];
     int k = 0;
     double secs = 0, value = 0.5;
     char info[200] = "";
     if (begin_turn(g)) return -1;
+    atomic_store(&think_stop, 0);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    gk_progress_init(&th->prog, stderr, GK_PROGRESS_TTY, GK_PROGRESS_PLAIN);
+    th->pos = &g->pos;
     do {
         player_move_t mv;
         if (player_choose(eng, &g->pos, &g->hist, gk_splitmix64(seed), &mv) < 0) {
+            sigaction(SIGINT, &old, NULL);
+            th->pos = NULL;
+            gk_progress_end(&th->prog);
             cli_error(CMD, "the engine found no move");
             return -1;
         }
@@ -210,6 +276,11 @@ static int engine_turn(game_t *g, player_t *eng, player_t **all, int nall, uint6
         seq[k++] = mv.action;
         play_action(g, all, nall, mv.action);
     } while (g->pos.in_turn != 0 && !gk_over(&g->pos) && k < GK_MAX_TURN);
+    sigaction(SIGINT, &old, NULL);
+    th->pos = NULL;
+    gk_progress_end(&th->prog);
+    int stopped = atomic_load(&think_stop);
+    if (stopped) printf("(stopped by Ctrl-C: the engine plays its best move so far)\n");
     char text[GK_MOVE_TEXT_MAX];
     if (gk_game_of(&turn)->move_text(&turn, seq, k, text, sizeof text) < 0)
         snprintf(text, sizeof text, "?");
@@ -218,7 +289,7 @@ static int engine_turn(game_t *g, player_t *eng, player_t **all, int nall, uint6
                secs, info);
     else
         printf("%s plays %s   (%.2f s)\n", side_name(turn.stm), text, secs);
-    return 0;
+    return stopped ? 1 : 0;
 }
 
 static char *trim(char *s) {
@@ -235,13 +306,17 @@ typedef struct session {
     player_t *for_side[2]; /* the engine of each side, NULL for a person */
     int human[2], quiet_board, announced;
     const char *name[2]; /* White and Black in the game record */
-    uint64_t rng;
+    uint64_t rng, seed;
+    gk_rules_t rules; /* of the session: a loaded record must be of this game */
+    const char *save; /* --save FILE, written when the session ends */
+    int tty;          /* standard input is a terminal: line editing, history */
+    think_t think;
 } session_t;
 
-enum { O_HUMAN = 0x2001, O_ENGINE, O_ENGINE2, O_QUIETB };
+enum { O_HUMAN = 0x2001, O_ENGINE, O_ENGINE2, O_QUIETB, O_SAVE };
 
 typedef struct own {
-    const char *spec, *spec2;
+    const char *spec, *spec2, *save;
     int human[2], quiet_board;
 } own_t;
 
@@ -261,6 +336,7 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     case O_ENGINE: o->spec = arg; return 1;
     case O_ENGINE2: o->spec2 = arg; return 1;
     case O_QUIETB: o->quiet_board = 1; return 1;
+    case O_SAVE: o->save = arg; return 1;
     }
     return 0;
 }
@@ -305,6 +381,8 @@ static int make_engines(session_t *S, const own_t *o, uint64_t seed) {
             cli_error(CMD, "%s: out of memory", flag);
             return CLI_FAIL;
         }
+        const mcts_monitor_t mon = {&think_stop, think_info, &S->think, 1.0};
+        player_set_monitor(S->eng[side], &mon);
     }
     S->for_side[0] = S->eng[0];
     S->for_side[1] = S->eng[1] ? S->eng[1] : S->eng[0];
@@ -313,30 +391,121 @@ static int make_engines(session_t *S, const own_t *o, uint64_t seed) {
     return CLI_OK;
 }
 
+/* load FILE: the game of a record replaces the game at the prompt (the same game and rule
+ * set as the session); the engines start a new game and follow its moves. */
+static void load_game(session_t *S, const char *path) {
+    game_t *g = &S->g;
+    char *text = NULL, err[300];
+    size_t len = 0;
+    if (gk_read_file(path, (size_t)64 << 20, &text, &len, err, sizeof err)) {
+        printf("cannot load: %s\n", err);
+        return;
+    }
+    static gk_record_t rec; /* large; one at a time */
+    int rc = gk_record_read(&rec, text, len, &S->rules, err, sizeof err);
+    free(text);
+    if (!rc && (rec.rules.game != S->rules.game || rec.rules.variant != S->rules.variant)) {
+        snprintf(err, sizeof err, "the record is a %s (%s) game, this session plays %s (%s)",
+                 gk_game_by_id(rec.rules.game)->name,
+                 gk_game_by_id(rec.rules.game)->variants[rec.rules.variant],
+                 gk_game_of(&g->start)->name, gk_game_of(&g->start)->variants[S->rules.variant]);
+        rc = -1;
+    }
+    if (rc) {
+        printf("cannot load %s: %s\n", path, err);
+        gk_record_free(&rec);
+        return;
+    }
+    g->start = g->pos = rec.start;
+    g->nacts = g->nturns = 0;
+    gk_hist_init(&g->hist, &g->start);
+    for (int side = 0; side < 2; side++)
+        if (S->eng[side]) player_new_game(S->eng[side], S->seed + (uint64_t)side);
+    for (int m = 0; m < rec.nmoves && !gk_over(&g->pos); m++) {
+        if (begin_turn(g)) break;
+        for (int i = rec.move_start[m]; i < rec.move_start[m + 1]; i++)
+            play_action(g, S->eng, 2, rec.actions[i]);
+    }
+    gk_record_free(&rec);
+    S->announced = 0;
+    printf("loaded %s: %d move%s, ply %d, %s to move\n", path, g->nturns, g->nturns != 1 ? "s" : "",
+           g->pos.ply, side_name(g->pos.stm));
+    show_board(g, S->quiet_board);
+}
+
+/* hint: the engine's choice for the side to move (the next action, a whole move in
+ * Gounki), from the engine of that side or else of the other. */
+static void hint(session_t *S) {
+    game_t *g = &S->g;
+    player_t *eng = S->for_side[g->pos.stm] ? S->for_side[g->pos.stm] : S->for_side[!g->pos.stm];
+    if (gk_over(&g->pos)) {
+        printf("the game is over\n");
+        return;
+    }
+    if (!eng) {
+        printf("no engine to ask (--human both)\n");
+        return;
+    }
+    player_move_t mv;
+    uint64_t seed = S->rng;
+    S->think.pos = &g->pos;
+    gk_progress_init(&S->think.prog, stderr, GK_PROGRESS_TTY, GK_PROGRESS_PLAIN);
+    int rc = player_choose(eng, &g->pos, &g->hist, gk_splitmix64(&seed), &mv);
+    gk_progress_end(&S->think.prog);
+    S->think.pos = NULL;
+    char text[GK_MOVE_TEXT_MAX] = "?";
+    if (rc < 0 || gk_game_of(&g->pos)->action_text(&g->pos, mv.action, text, sizeof text) < 0) {
+        printf("the engine found no move\n");
+        return;
+    }
+    gk_pos_t after = g->pos; /* a jump chain's first leg: more may follow */
+    gk_play(&after, mv.action);
+    printf("hint: %s%s   (win %.1f%%, %.2f s)\n", text,
+           after.in_turn != 0 && !gk_over(&after) ? " (and on)" : "", 100.0 * mv.value, mv.seconds);
+}
+
+/* The command word of a line, lower-cased (commands are read in any case). */
+static void command_word(const char *line, char *w, size_t cap) {
+    size_t n = 0;
+    while (line[n] && !isspace((unsigned char)line[n]) && n + 1 < cap) {
+        w[n] = (char)tolower((unsigned char)line[n]);
+        n++;
+    }
+    w[n] = 0;
+}
+
 /* One line typed at the prompt.  Returns 0 to go on, 1 to leave, -1 on a failure. */
 static int command(session_t *S, char *cmd) {
     game_t *g = &S->g;
     const gk_game_t *gm = gk_game_of(&g->pos);
     int stm = g->pos.stm;
-    if (!strcmp(cmd, "help") || !strcmp(cmd, "?")) {
+    char w[16];
+    command_word(cmd, w, sizeof w);
+    const bool alone = !cmd[strlen(w)]; /* the word is the whole line */
+    if (alone && (!strcmp(w, "help") || !strcmp(w, "?"))) {
         help_text();
-    } else if (!strcmp(cmd, "quit") || !strcmp(cmd, "exit")) {
+    } else if (alone && (!strcmp(w, "quit") || !strcmp(w, "exit"))) {
         printf("bye\n");
         return 1;
-    } else if (!strcmp(cmd, "board")) {
+    } else if (alone && !strcmp(w, "board")) {
         show_board(g, 0);
-    } else if (!strcmp(cmd, "moves")) {
+        show_legend(g);
+    } else if (alone && !strcmp(w, "moves")) {
         if (gk_over(&g->pos))
             printf("the game is over\n");
         else
             list_moves(&g->pos);
-    } else if (!strncmp(cmd, "save", 4) && (cmd[4] == 0 || isspace((unsigned char)cmd[4]))) {
+    } else if (alone && !strcmp(w, "hint")) {
+        hint(S);
+    } else if (!strcmp(w, "save") || !strcmp(w, "load")) {
         char *path = trim(cmd + 4);
         if (!*path)
-            printf("save needs a file name: save FILE\n");
-        else
+            printf("%s needs a file name: %s FILE\n", w, w);
+        else if (w[0] == 's')
             save_game(g, path, S->name[0], S->name[1]);
-    } else if (!strcmp(cmd, "undo")) {
+        else
+            load_game(S, path);
+    } else if (alone && !strcmp(w, "undo")) {
         /* Back to the start of the last turn a person played. */
         int t = g->nturns - 1;
         while (t >= 0 && !S->human[g->turn_pos[t].stm]) t--;
@@ -348,7 +517,7 @@ static int command(session_t *S, char *cmd) {
             printf("took back to ply %d, %s to move\n", g->pos.ply, side_name(g->pos.stm));
             show_board(g, S->quiet_board);
         }
-    } else if (!strcmp(cmd, "resign")) {
+    } else if (alone && !strcmp(w, "resign")) {
         if (gk_over(&g->pos)) {
             printf("the game is already over\n");
         } else {
@@ -378,6 +547,36 @@ static int command(session_t *S, char *cmd) {
     return 0;
 }
 
+/* One line from standard input after the prompt: with line editing and history on a
+ * terminal (libedit), plain otherwise.  Returns 0, 1 at the end of input, 2 for a line
+ * too long. */
+static int read_line(const session_t *S, const char *prompt, char *line, size_t cap) {
+#ifdef GK_HAVE_LIBEDIT
+    if (S->tty) {
+        char *l = readline(prompt);
+        if (!l) return 1;
+        if (*l) add_history(l);
+        size_t n = strlen(l);
+        int rc = n + 1 < cap ? 0 : 2;
+        if (!rc) memcpy(line, l, n + 1);
+        free(l);
+        return rc;
+    }
+#else
+    (void)S;
+#endif
+    fputs(prompt, stdout);
+    fflush(stdout);
+    if (!fgets(line, (int)cap, stdin)) return 1;
+    if (!strchr(line, '\n') && !feof(stdin)) {
+        int c;
+        while ((c = getchar()) != '\n' && c != EOF) {
+        }
+        return 2;
+    }
+    return 0;
+}
+
 /* Plays until the end of input, quit, or (engines alone) the end of the game. */
 static int play_loop(session_t *S) {
     game_t *g = &S->g;
@@ -395,24 +594,25 @@ static int play_loop(session_t *S) {
             continue;
         }
         if (!gk_over(&g->pos) && !S->human[stm]) {
-            if (engine_turn(g, S->for_side[stm], S->eng, 2, &S->rng)) return CLI_FAIL;
+            int r = engine_turn(g, S->for_side[stm], S->eng, 2, &S->rng, &S->think);
+            if (r < 0) return CLI_FAIL;
             show_board(g, S->quiet_board);
+            if (r > 0 && !S->human[0] && !S->human[1]) {
+                printf("interrupted\n");
+                return 3; /* stopped by a signal */
+            }
             continue;
         }
         /* A person's turn, or the game is over and commands are still taken. */
-        if (gk_over(&g->pos))
-            printf("(game over) > ");
-        else
-            printf("%s> ", stm == GK_WHITE ? "white" : "black");
-        fflush(stdout);
-        if (!fgets(line, sizeof line, stdin)) {
+        const char *prompt = gk_over(&g->pos)  ? "(game over) > "
+                             : stm == GK_WHITE ? "white> "
+                                               : "black> ";
+        int lr = read_line(S, prompt, line, sizeof line);
+        if (lr == 1) {
             printf("\nend of input: bye\n");
             return CLI_OK;
         }
-        if (!strchr(line, '\n') && !feof(stdin)) {
-            int c;
-            while ((c = getchar()) != '\n' && c != EOF) {
-            }
+        if (lr == 2) {
             printf("line too long (at most %d characters)\n", LINE_MAX_LEN - 2);
             continue;
         }
@@ -424,16 +624,15 @@ static int play_loop(session_t *S) {
 
 static int start(session_t *S, int argc, char **argv) {
     static const struct option run_opts[] = {CLI_LONGOPT_SEED, {0, 0, 0, 0}};
-    static const struct option own_opts[] = {{"human", required_argument, 0, O_HUMAN},
-                                             {"engine", required_argument, 0, O_ENGINE},
-                                             {"engine2", required_argument, 0, O_ENGINE2},
-                                             {"quiet-board", no_argument, 0, O_QUIETB},
-                                             {0, 0, 0, 0}};
+    static const struct option own_opts[] = {
+        {"human", required_argument, 0, O_HUMAN},     {"engine", required_argument, 0, O_ENGINE},
+        {"engine2", required_argument, 0, O_ENGINE2}, {"quiet-board", no_argument, 0, O_QUIETB},
+        {"save", required_argument, 0, O_SAVE},       {0, 0, 0, 0}};
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
     cli_run_t run;
     cli_run_init(&run, run_opts);
-    own_t o = {DEFAULT_ENGINE, NULL, {1, 0}, 0};
+    own_t o = {DEFAULT_ENGINE, NULL, NULL, {1, 0}, 0};
     const cli_group_t groups[] = {
         cli_pos_group(&po), cli_run_group(&run), {own_opts, own_take, &o}};
     int first, rc = cli_getopt(CMD, argc, argv, groups, 3, 0, &first);
@@ -445,7 +644,10 @@ static int start(session_t *S, int argc, char **argv) {
     S->human[0] = o.human[0];
     S->human[1] = o.human[1];
     S->quiet_board = o.quiet_board;
-    S->rng = run.seed;
+    S->rng = S->seed = run.seed;
+    S->save = o.save;
+    S->tty = isatty(STDIN_FILENO);
+    if ((rc = cli_rules(CMD, &po, &S->rules))) return rc;
     cli_pos_opts_t po0 = po;
     po0.moves = NULL;
     if ((rc = cli_load_position(CMD, &po0, &S->g.start, &S->g.hist))) return rc;
@@ -470,7 +672,9 @@ int cmd_play(int argc, char **argv) {
         printf("gounki play: %s (%s); White: %s, Black: %s.  Type 'help' for commands.\n", gm->name,
                gm->variants[S.g.pos.variant], S.name[0], S.name[1]);
         show_board(&S.g, S.quiet_board);
+        if (!S.quiet_board) show_legend(&S.g);
         rc = play_loop(&S);
+        if (S.save && save_game(&S.g, S.save, S.name[0], S.name[1]) && rc == CLI_OK) rc = CLI_FAIL;
     }
     player_free(S.eng[0]);
     player_free(S.eng[1]);

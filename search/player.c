@@ -34,7 +34,15 @@ struct player {
     /* book=FILE: the book's move while the position is in the book (data/book.h) */
     bk_book_t *book;
     bk_probe_opts_t bopt;
+    mcts_monitor_t mon; /* player_set_monitor(); mon.info and mon.stop NULL: none */
+    bool has_mon;
 };
+
+void player_set_monitor(player_t *pl, const mcts_monitor_t *mon) {
+    pl->has_mon = mon != NULL;
+    if (mon) pl->mon = *mon;
+    if (pl->m) mcts_set_monitor(pl->m, mon);
+}
 
 static const char *const kind_names[] = {"random", "greedy", "ab", "mcts"};
 
@@ -295,6 +303,7 @@ int player_new_game(player_t *pl, uint64_t seed) {
         if (!m) return -1;
         mcts_free(pl->m);
         pl->m = m;
+        if (pl->has_mon) mcts_set_monitor(m, &pl->mon);
     }
     return 0;
 }
