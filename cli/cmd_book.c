@@ -200,6 +200,16 @@ done:
     return rc;
 }
 
+/* One more path of a repeatable option (at most 256). */
+static int add_path(const char **list, int *n, const char *flag, const char *path) {
+    if (*n == 256) {
+        cli_error(CMD, "build: more than 256 %s", flag);
+        return -1;
+    }
+    list[(*n)++] = path;
+    return 0;
+}
+
 static int sub_build(int argc, char **argv) {
     static const struct option opts[] = {CLI_POS_LONGOPTS,
                                          {"logs", required_argument, 0, O_LOGS},
@@ -225,18 +235,10 @@ static int sub_build(int argc, char **argv) {
         switch (c) {
         case 'h': fputs(help, stdout); return CLI_OK;
         case O_LOGS:
-            if (nlogs == 256) {
-                cli_error(CMD, "build: more than 256 --logs");
-                return CLI_USAGE;
-            }
-            logs[nlogs++] = optarg;
+            if (add_path(logs, &nlogs, "--logs", optarg)) return CLI_USAGE;
             break;
         case O_MERGE:
-            if (nmerges == 256) {
-                cli_error(CMD, "build: more than 256 --merge");
-                return CLI_USAGE;
-            }
-            merges[nmerges++] = optarg;
+            if (add_path(merges, &nmerges, "--merge", optarg)) return CLI_USAGE;
             break;
         case O_OUT: out = optarg; break;
         case O_MAXTURNS:
@@ -366,6 +368,17 @@ static void on_signal(int sig) {
     stop_flag = 1;
 }
 
+/* SIGTERM and SIGINT set stop_flag: the expansion ends at its batch boundary. */
+static void catch_stop_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
+
 static int sub_expand(int argc, char **argv) {
     static const struct option opts[] = {{"nodes", required_argument, 0, O_NODES},
                                          {"playouts", required_argument, 0, O_PLAYOUTS},
@@ -488,13 +501,7 @@ static int sub_expand(int argc, char **argv) {
         }
     }
     o.stop = &stop_flag;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
+    catch_stop_signals();
     bx_summary_t sum;
     int rc = bx_run(&o, &sum, err, sizeof err);
     if (rc < 0) {
