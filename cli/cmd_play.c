@@ -51,6 +51,8 @@ static void usage(FILE *f) {
                "  --engine2 SPEC     with --human none: Black's engine (default: --engine)\n"
                "  --seed S           seed of the engine's randomness (default 1)\n"
                "  --quiet-board      do not print the board after each move\n"
+               "  --flip             show the board turned, Black's side at the bottom (the\n"
+               "                     default with --human black)\n"
                "  --save FILE        write the game record to FILE when the session ends\n"
                "                     (with --human none too)\n" CLI_POS_HELP "\n"
                "Commands at the prompt (any case): a move (e.g. b2-b3, c5*d5,e5,f6, g4:d4:b4),\n"
@@ -88,6 +90,7 @@ typedef struct game {
     gk_pos_t *turn_pos; /* position at the start of turn t */
     int *turn_act;      /* actions played before turn t */
     int *turn_hist;     /* history length at the start of turn t */
+    int flip;           /* show the board turned (--flip) */
 } game_t;
 
 static int grow(game_t *g) {
@@ -144,6 +147,68 @@ static void back_to(game_t *g, int t) {
     g->nturns = t;
 }
 
+/* A line of file letters ("    a b c ..."): the column of each letter in col[], their
+ * number, or 0 when the line is not one. */
+static int file_letters(const char *line, size_t len, int *col, int maxn) {
+    int n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (line[i] == ' ') continue;
+        if (n >= maxn || line[i] != 'a' + n) return 0;
+        col[n++] = (int)i;
+    }
+    return n >= 2 ? n : 0;
+}
+
+/* The board text turned by 180 degrees (--flip: the first rank at the top, the files from
+ * right to left), in place.  Each square's text is centred on its file letter, so the
+ * squares of a rank line move as blocks of the letters' spacing.  A text of another shape
+ * is left as it is. */
+static void flip_board(char *buf) {
+    char out[GK_BOARD_TEXT_MAX], *line[64];
+    size_t len[64];
+    int n = 0, col[16], nf = 0, head = -1, foot = -1;
+    for (char *p = buf; *p && n < 64; n++) {
+        char *e = strchr(p, '\n');
+        line[n] = p;
+        len[n] = e ? (size_t)(e - p) : strlen(p);
+        p += len[n] + (e ? 1 : 0);
+    }
+    for (int i = 0; i < n; i++) {
+        int c[16], k = file_letters(line[i], len[i], c, 16);
+        if (!k) continue;
+        if (head < 0) {
+            head = i, nf = k;
+            memcpy(col, c, sizeof c);
+        } else if (k == nf) {
+            foot = i;
+            break;
+        }
+    }
+    int w = nf >= 2 ? col[1] - col[0] : 0;
+    if (foot < 0 || w < 1 || col[0] < w / 2) return;
+    size_t o = 0;
+    for (int i = 0; i < n && o + 200 < sizeof out; i++) {
+        int src = i > head && i < foot ? head + foot - i : i; /* ranks in reverse */
+        char l[256];
+        size_t m = len[src] < sizeof l - 1 ? len[src] : sizeof l - 1;
+        memcpy(l, line[src], m);
+        l[m] = 0;
+        if (i == head || i == foot) {
+            for (int f = 0; f < nf; f++) l[col[f]] = (char)('a' + nf - 1 - f);
+        } else if (i > head && i < foot) {
+            int x0 = col[0] - w / 2; /* square f is l[x0 + f*w .. +w) */
+            if ((size_t)(x0 + nf * w) <= m) {
+                char t[256];
+                memcpy(t, l, m + 1);
+                for (int f = 0; f < nf; f++)
+                    memcpy(l + x0 + f * w, t + x0 + (nf - 1 - f) * w, (size_t)w);
+            }
+        }
+        o += (size_t)snprintf(out + o, sizeof out - o, "%s\n", l);
+    }
+    memcpy(buf, out, o + 1);
+}
+
 /* The board; at the end of the game without the result its last line states (Gounki
  * "game over after ply N: R (reason)", Gobs "...; game over R (reason)"), which the
  * "game over: R (reason)" line that follows says once. */
@@ -151,6 +216,7 @@ static void show_board(const game_t *g, int quiet) {
     if (quiet) return;
     char buf[GK_BOARD_TEXT_MAX];
     if (gk_game_of(&g->pos)->board_text(&g->pos, buf, sizeof buf) < 0) return;
+    if (g->flip) flip_board(buf);
     size_t n = strlen(buf);
     if (gk_over(&g->pos) && n > 1) {
         size_t last = n - 1; /* the start of the last line */
@@ -313,11 +379,11 @@ typedef struct session {
     think_t think;
 } session_t;
 
-enum { O_HUMAN = 0x2001, O_ENGINE, O_ENGINE2, O_QUIETB, O_SAVE };
+enum { O_HUMAN = 0x2001, O_ENGINE, O_ENGINE2, O_QUIETB, O_SAVE, O_FLIP };
 
 typedef struct own {
     const char *spec, *spec2, *save;
-    int human[2], quiet_board;
+    int human[2], quiet_board, flip;
 } own_t;
 
 static int own_take(const char *cmd, void *state, int opt, const char *arg) {
@@ -337,6 +403,7 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     case O_ENGINE2: o->spec2 = arg; return 1;
     case O_QUIETB: o->quiet_board = 1; return 1;
     case O_SAVE: o->save = arg; return 1;
+    case O_FLIP: o->flip = 1; return 1;
     }
     return 0;
 }
@@ -624,15 +691,18 @@ static int play_loop(session_t *S) {
 
 static int start(session_t *S, int argc, char **argv) {
     static const struct option run_opts[] = {CLI_LONGOPT_SEED, {0, 0, 0, 0}};
-    static const struct option own_opts[] = {
-        {"human", required_argument, 0, O_HUMAN},     {"engine", required_argument, 0, O_ENGINE},
-        {"engine2", required_argument, 0, O_ENGINE2}, {"quiet-board", no_argument, 0, O_QUIETB},
-        {"save", required_argument, 0, O_SAVE},       {0, 0, 0, 0}};
+    static const struct option own_opts[] = {{"human", required_argument, 0, O_HUMAN},
+                                             {"engine", required_argument, 0, O_ENGINE},
+                                             {"engine2", required_argument, 0, O_ENGINE2},
+                                             {"quiet-board", no_argument, 0, O_QUIETB},
+                                             {"save", required_argument, 0, O_SAVE},
+                                             {"flip", no_argument, 0, O_FLIP},
+                                             {0, 0, 0, 0}};
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
     cli_run_t run;
     cli_run_init(&run, run_opts);
-    own_t o = {DEFAULT_ENGINE, NULL, NULL, {1, 0}, 0};
+    own_t o = {DEFAULT_ENGINE, NULL, NULL, {1, 0}, 0, 0};
     const cli_group_t groups[] = {
         cli_pos_group(&po), cli_run_group(&run), {own_opts, own_take, &o}};
     int first, rc = cli_getopt(CMD, argc, argv, groups, 3, 0, &first);
@@ -646,6 +716,8 @@ static int start(session_t *S, int argc, char **argv) {
     S->quiet_board = o.quiet_board;
     S->rng = S->seed = run.seed;
     S->save = o.save;
+    /* The board from the person's side: Black's first rank at the bottom for --human black. */
+    S->g.flip = o.flip || (o.human[1] && !o.human[0]);
     S->tty = isatty(STDIN_FILENO);
     if ((rc = cli_rules(CMD, &po, &S->rules))) return rc;
     cli_pos_opts_t po0 = po;

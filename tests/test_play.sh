@@ -127,4 +127,12 @@ has "$T/p8.out" "stopped by Ctrl-C" "Ctrl-C did not stop the search"
 has "$T/p8.out" "^White plays " "no move after Ctrl-C"
 has "$T/p8.out" "bye$" "the prompt did not come back after Ctrl-C"
 
+# 9. The board turned for --human black (and --flip): files h..a, rank 1 at the top; the
+# squares move with their files (Gobs: c3-c5 shows on the seventh file from the left).
+printf 'quit\n' | "$GOUNKI" play --human black --engine random > "$T/p9.out" 2>&1
+sed -n 2p "$T/p9.out" | grep -q '^ *h  *g  *f  *e  *d  *c  *b  *a$' || bad "--human black: files not turned: $(sed -n 2p "$T/p9.out")"
+sed -n 3p "$T/p9.out" | grep -q '^  1  wR    wS ' || bad "--human black: rank 1 not on top: $(sed -n 3p "$T/p9.out")"
+printf 'quit\n' | "$GOUNKI" play --game gobs --flip --moves c3-c5 > "$T/p9b.out" 2>&1
+grep -q '^ 5  \. \. \. \. \. \. w \. \.  5$' "$T/p9b.out" || bad "--flip: c5 not where it belongs: $(grep '^ 5 ' "$T/p9b.out")"
+
 exit $fail
