@@ -159,6 +159,56 @@ static int file_letters(const char *line, size_t len, int *col, int maxn) {
     return n >= 2 ? n : 0;
 }
 
+/* The layout of a board text: its lines, the header and footer lines of file letters and
+ * the letters' columns.  0 when the text has no such shape. */
+typedef struct layout {
+    char *line[64];
+    size_t len[64];
+    int n, nf, head, foot, col[16];
+} layout_t;
+
+static int board_layout(char *buf, layout_t *L) {
+    L->n = 0, L->nf = 0, L->head = L->foot = -1;
+    for (char *p = buf; *p && L->n < 64; L->n++) {
+        char *e = strchr(p, '\n');
+        L->line[L->n] = p;
+        L->len[L->n] = e ? (size_t)(e - p) : strlen(p);
+        p += L->len[L->n] + (e ? 1 : 0);
+    }
+    for (int i = 0; i < L->n; i++) {
+        int c[16], k = file_letters(L->line[i], L->len[i], c, 16);
+        if (!k) continue;
+        if (L->head < 0) {
+            L->head = i, L->nf = k;
+            memcpy(L->col, c, sizeof c);
+        } else if (k == L->nf) {
+            L->foot = i;
+            break;
+        }
+    }
+    int w = L->nf >= 2 ? L->col[1] - L->col[0] : 0;
+    return L->foot > 0 && w >= 2 && L->col[0] >= w / 2;
+}
+
+/* Marks with '*' the squares whose text differs from the board before the last move
+ * (prev, the same game's board text): what the move changed. */
+static void mark_changes(char *buf, char *prev) {
+    layout_t a, b;
+    if (!board_layout(buf, &a) || !board_layout(prev, &b) || a.foot != b.foot || a.nf != b.nf)
+        return;
+    int w = a.col[1] - a.col[0], x0 = a.col[0] - w / 2;
+    for (int i = a.head + 1; i < a.foot; i++) {
+        if (a.len[i] != b.len[i] || (size_t)(x0 + a.nf * w) > a.len[i]) continue;
+        for (int f = 0; f < a.nf; f++) {
+            char *c = a.line[i] + x0 + f * w;
+            if (!memcmp(c, b.line[i] + x0 + f * w, (size_t)w)) continue;
+            int k = 0;
+            while (k < w && c[k] == ' ') k++;
+            if (k > 0 && k < w) c[k - 1] = '*';
+        }
+    }
+}
+
 /* The board text turned by 180 degrees (--flip: the first rank at the top, the files from
  * right to left), in place.  Each square's text is centred on its file letter, so the
  * squares of a rank line move as blocks of the letters' spacing.  A text of another shape
@@ -215,7 +265,11 @@ static void flip_board(char *buf) {
 static void show_board(const game_t *g, int quiet) {
     if (quiet) return;
     char buf[GK_BOARD_TEXT_MAX];
-    if (gk_game_of(&g->pos)->board_text(&g->pos, buf, sizeof buf) < 0) return;
+    const gk_game_t *gm = gk_game_of(&g->pos);
+    if (gm->board_text(&g->pos, buf, sizeof buf) < 0) return;
+    char prev[GK_BOARD_TEXT_MAX];
+    if (g->nturns > 0 && gm->board_text(&g->turn_pos[g->nturns - 1], prev, sizeof prev) >= 0)
+        mark_changes(buf, prev);
     if (g->flip) flip_board(buf);
     size_t n = strlen(buf);
     if (gk_over(&g->pos) && n > 1) {
@@ -233,10 +287,11 @@ static void show_board(const game_t *g, int quiet) {
 /* One line under the board saying what its letters mean. */
 static void show_legend(const game_t *g) {
     if (g->pos.game == GK_GAME_GOBS)
-        printf("legend: w a disc white side up, b black side up (the side up is its owner)\n");
+        printf("legend: w a disc white side up, b black side up (the side up is its owner); "
+               "* what the last move changed\n");
     else
         printf("legend: w White, b Black; R a round, S a square; a stack lists its pieces "
-               "(wRRS)\n");
+               "(wRRS); * the squares of the last move\n");
 }
 
 static const char *side_name(int side) {

@@ -133,6 +133,12 @@ printf 'quit\n' | "$GOUNKI" play --human black --engine random > "$T/p9.out" 2>&
 sed -n 2p "$T/p9.out" | grep -q '^ *h  *g  *f  *e  *d  *c  *b  *a$' || bad "--human black: files not turned: $(sed -n 2p "$T/p9.out")"
 sed -n 3p "$T/p9.out" | grep -q '^  1  wR    wS ' || bad "--human black: rank 1 not on top: $(sed -n 3p "$T/p9.out")"
 printf 'quit\n' | "$GOUNKI" play --game gobs --flip --moves c3-c5 > "$T/p9b.out" 2>&1
-grep -q '^ 5  \. \. \. \. \. \. w \. \.  5$' "$T/p9b.out" || bad "--flip: c5 not where it belongs: $(grep '^ 5 ' "$T/p9b.out")"
+grep -q '^ 5  \. \. \. \. \. \.\*w \. \.  5$' "$T/p9b.out" || bad "--flip: c5 not where it belongs: $(grep '^ 5 ' "$T/p9b.out")"
+grep -q '^ 3  w w w w w w\*\. w w  3$' "$T/p9b.out" || bad "the square c3 left is not marked"
+# The last move's squares are marked with '*' (Gounki b2-b3: b2 and b3), none at the start.
+printf 'quit\n' | "$GOUNKI" play --moves b2-b3 --human both > "$T/p9c.out" 2>&1
+grep -q '^  3   \.   \*wS     \. ' "$T/p9c.out" || bad "b3 not marked: $(grep '^  3 ' "$T/p9c.out")"
+grep -q '^  2  wR    \*\.    wR ' "$T/p9c.out" || bad "b2 not marked: $(grep '^  2 ' "$T/p9c.out")"
+grep -q '\*' "$T/p9.out" && head -12 "$T/p9.out" | grep -q '^ *[1-8] .*\*' && bad "a mark on the start position"
 
 exit $fail
