@@ -9,6 +9,7 @@
 
 #include "../common/clock.h"
 #include "../common/files.h"
+#include "../common/progress.h"
 #include "../common/status.h"
 #include "../common/strbuf.h"
 #include "../data/book.h"
@@ -130,6 +131,8 @@ static int add_logs(const char *path, bk_book_t *b, bool *have_rules, gk_rules_t
     gl_game_t g;
     gl_game_init(&g);
     int rc = 0;
+    gk_progress_t prog; /* reading the logs: "N/M games read" */
+    gk_progress_init(&prog, stderr, GK_PROGRESS_TTY, GK_PROGRESS_PLAIN);
     if (gl_logset_open(&ls, path, true, err, errcap) < 0) {
         rc = GK_E_FORMAT;
         goto done;
@@ -152,6 +155,9 @@ static int add_logs(const char *path, bk_book_t *b, bool *have_rules, gk_rules_t
     bool mixed = false;
     uint32_t playouts = 0;
     for (uint64_t i = 0; i < n; i++) {
+        if (gk_progress_due(&prog))
+            gk_progress_line(&prog, "book build: %s: %" PRIu64 "/%" PRIu64 " games read", path, i,
+                             n);
         if (i && loc[i].index == loc[i - 1].index) continue; /* a duplicate */
         if (gl_reader_get(rd, &loc[i], &g, err, errcap) < 0) {
             gk_err_wrap(err, errcap, GK_E_FORMAT, "%s: ", path);
@@ -179,6 +185,7 @@ static int add_logs(const char *path, bk_book_t *b, bool *have_rules, gk_rules_t
         used++;
         w += g.result == GK_WIN_WHITE, l += g.result == GK_WIN_BLACK, d += g.result == GK_DRAW;
     }
+    gk_progress_end(&prog);
     *games += used;
     char name[32];
     int k = 0;
@@ -193,6 +200,7 @@ static int add_logs(const char *path, bk_book_t *b, bool *have_rules, gk_rules_t
                 path, used, w, d, l, wh, mixed ? " (and others)" : "", playouts);
     fprintf(stderr, "book build: %s: %" PRIu64 " games\n", path, used);
 done:
+    gk_progress_end(&prog); /* before the caller's error line */
     gl_game_free(&g);
     gl_reader_free(rd);
     free(loc);
