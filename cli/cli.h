@@ -38,6 +38,9 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
  * On failure prints "gounki CMD: --FLAG: ..." and returns -1. */
 int cli_parse_long(const char *cmd, const char *flag, const char *s, long lo, long hi, long *out);
 int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *out);
+/* The same within [lo, hi], the range named in the error like every numeric flag's. */
+int cli_parse_u64_in(const char *cmd, const char *flag, const char *s, uint64_t lo, uint64_t hi,
+                     uint64_t *out);
 int cli_parse_double(const char *cmd, const char *flag, const char *s, double lo, double hi,
                      double *out);
 
@@ -146,8 +149,9 @@ typedef struct cli_search {
 void cli_search_init(cli_search_t *s, const mcts_params_t *p, const mcts_limits_t *l,
                      unsigned flags);
 cli_group_t cli_search_group(cli_search_t *s);
-/* Applies mcts_config_finish() (time alone: no playout limit). */
-void cli_search_finish(cli_search_t *s);
+/* Applies mcts_config_finish() (time alone: no playout limit); -1 with the error printed
+ * when no budget is left (--playouts 0 or --time 0 alone). */
+int cli_search_finish(const char *cmd, cli_search_t *s);
 /* The help lines of the group, with the command's defaults, then the parameters. */
 void cli_search_help(FILE *f, const cli_search_t *s);
 /* Loads weight file `path` (NULL: the shipped weights of game) for a command's `flag`.

@@ -228,7 +228,10 @@ int cmd_analyse(int argc, char **argv) {
     rc = cli_getopt("analyse", argc, argv, groups, 3, 0, &first);
     if (rc == CLI_HELP) usage(s);
     if (rc) goto done;
-    cli_search_finish(s);
+    if (cli_search_finish("analyse", s)) {
+        rc = CLI_USAGE;
+        goto done;
+    }
     gk_pos_t pos;
     if ((rc = cli_load_position("analyse", &po, &pos, hist))) goto done;
     if (gk_over(&pos)) {

@@ -134,9 +134,7 @@ int cmd_bench(int argc, char **argv) {
     rc = cli_getopt("bench", argc, argv, groups, 2, 0, &first);
     if (rc == CLI_HELP) usage(s);
     if (rc) goto done;
-    cli_search_finish(s);
-    if (s->cfg.l.playouts == 0 && s->cfg.l.time_s == 0 && s->cfg.l.nodes == 0) {
-        cli_error("bench", "--playouts: must be at least 1 (or give --time or nodes=)");
+    if (cli_search_finish("bench", s)) {
         rc = CLI_USAGE;
         goto done;
     }

@@ -9,6 +9,7 @@
 
 #include "../common/clock.h"
 #include "../common/files.h"
+#include "../common/progress.h"
 #include "../common/status.h"
 #include "../common/strbuf.h"
 #include "../data/book.h"
@@ -133,6 +134,8 @@ static int add_logs(const char *path, bk_book_t *b, bool *have_rules, gk_rules_t
     gl_game_t g;
     gl_game_init(&g);
     int rc = 0;
+    gk_progress_t prog; /* reading the logs: "N/M games read" */
+    gk_progress_init(&prog, stderr, GK_PROGRESS_TTY, GK_PROGRESS_PLAIN);
     if (gl_logset_open(&ls, path, true, err, errcap) < 0) {
         rc = GK_E_FORMAT;
         goto done;
@@ -155,6 +158,9 @@ static int add_logs(const char *path, bk_book_t *b, bool *have_rules, gk_rules_t
     bool mixed = false;
     uint32_t playouts = 0;
     for (uint64_t i = 0; i < n; i++) {
+        if (gk_progress_due(&prog))
+            gk_progress_line(&prog, "book build: %s: %" PRIu64 "/%" PRIu64 " games read", path, i,
+                             n);
         if (i && loc[i].index == loc[i - 1].index) continue; /* a duplicate */
         if (gl_reader_get(rd, &loc[i], &g, err, errcap) < 0) {
             gk_err_wrap(err, errcap, GK_E_FORMAT, "%s: ", path);
@@ -182,6 +188,7 @@ static int add_logs(const char *path, bk_book_t *b, bool *have_rules, gk_rules_t
         used++;
         w += g.result == GK_WIN_WHITE, l += g.result == GK_WIN_BLACK, d += g.result == GK_DRAW;
     }
+    gk_progress_end(&prog);
     *games += used;
     char name[32];
     int k = 0;
@@ -196,6 +203,7 @@ static int add_logs(const char *path, bk_book_t *b, bool *have_rules, gk_rules_t
                 path, used, w, d, l, wh, mixed ? " (and others)" : "", playouts);
     fprintf(stderr, "book build: %s: %" PRIu64 " games\n", path, used);
 done:
+    gk_progress_end(&prog); /* before the caller's error line */
     gl_game_free(&g);
     gl_reader_free(rd);
     free(loc);
@@ -227,6 +235,16 @@ static void note_merge(bk_book_t *b, const bk_book_t *m, const char *path, bool 
     }
 }
 
+/* One more path of a repeatable option (at most 256). */
+static int add_path(const char **list, int *n, const char *flag, const char *path) {
+    if (*n == 256) {
+        cli_error(CMD, "build: more than 256 %s", flag);
+        return -1;
+    }
+    list[(*n)++] = path;
+    return 0;
+}
+
 static int sub_build(int argc, char **argv) {
     static const struct option opts[] = {CLI_POS_LONGOPTS,
                                          {"logs", required_argument, 0, O_LOGS},
@@ -252,18 +270,10 @@ static int sub_build(int argc, char **argv) {
         switch (c) {
         case 'h': fputs(help, stdout); return CLI_OK;
         case O_LOGS:
-            if (nlogs == 256) {
-                cli_error(CMD, "build: more than 256 --logs");
-                return CLI_USAGE;
-            }
-            logs[nlogs++] = optarg;
+            if (add_path(logs, &nlogs, "--logs", optarg)) return CLI_USAGE;
             break;
         case O_MERGE:
-            if (nmerges == 256) {
-                cli_error(CMD, "build: more than 256 --merge");
-                return CLI_USAGE;
-            }
-            merges[nmerges++] = optarg;
+            if (add_path(merges, &nmerges, "--merge", optarg)) return CLI_USAGE;
             break;
         case O_OUT: out = optarg; break;
         case O_MAXTURNS:
@@ -383,6 +393,17 @@ static int expand_param(void *ctx, const char *name, const char *value, char *er
     return mcts_params_set(ctx, NULL, name, value, err, cap);
 }
 
+/* SIGTERM and SIGINT set stop_flag: the expansion ends at its batch boundary. */
+static void catch_stop_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+}
+
 static int sub_expand(int argc, char **argv) {
     static const struct option opts[] = {{"nodes", required_argument, 0, O_NODES},
                                          {"playouts", required_argument, 0, O_PLAYOUTS},
@@ -421,19 +442,13 @@ static int sub_expand(int argc, char **argv) {
         switch (c) {
         case 'h': fputs(help, stdout); return CLI_OK;
         case O_NODES:
-            if (cli_parse_u64(CMD, "--nodes", optarg, &o.nodes)) return CLI_USAGE;
-            if (o.nodes < 1 || o.nodes > BK_MAX_NODES) {
-                cli_error(CMD, "expand: --nodes must be in [1, %u]", BK_MAX_NODES);
+            if (cli_parse_u64_in(CMD, "--nodes", optarg, 1, BK_MAX_NODES, &o.nodes))
                 return CLI_USAGE;
-            }
             have_nodes = true;
             break;
         case O_PLAYOUTS:
-            if (cli_parse_u64(CMD, "--playouts", optarg, &o.playouts)) return CLI_USAGE;
-            if (o.playouts < 1 || o.playouts > 100000000) {
-                cli_error(CMD, "expand: --playouts must be in [1, 100000000]");
+            if (cli_parse_u64_in(CMD, "--playouts", optarg, 1, 100000000, &o.playouts))
                 return CLI_USAGE;
-            }
             have_playouts = true;
             break;
         case O_TIME:
@@ -492,13 +507,7 @@ static int sub_expand(int argc, char **argv) {
         return CLI_USAGE;
     }
     o.stop = &stop_flag;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
+    catch_stop_signals();
     bx_summary_t sum;
     int rc = bx_run(&o, &sum, err, sizeof err);
     if (rc < 0) {
@@ -797,8 +806,8 @@ static int sub_bench(int argc, char **argv) {
         switch (c) {
         case 'h': fputs(help, stdout); return CLI_OK;
         case O_PROBES:
-            if (cli_parse_u64(CMD, "--probes", optarg, &probes)) return CLI_USAGE;
-            if (probes < 1) probes = 1;
+            if (cli_parse_u64_in(CMD, "--probes", optarg, 1, 1000000000000ull, &probes))
+                return CLI_USAGE;
             break;
         default: return cli_bad_option(CMD, argc, argv);
         }

@@ -75,8 +75,8 @@ typedef struct ctx {
 static void fmt_elo(double v, char *buf, size_t cap) {
     if (isinf(v))
         snprintf(buf, cap, "%sinf", v > 0 ? "+" : "-");
-    else
-        snprintf(buf, cap, "%+.1f", v);
+    else /* a value that rounds to zero is +0.0, never -0.0 */
+        snprintf(buf, cap, "%+.1f", fabs(v) < 0.05 ? 0.0 : v);
 }
 
 static void print_elo(FILE *f, const match_stats_t *st) {
@@ -532,10 +532,11 @@ int cmd_match(int argc, char **argv) {
                own.nplayers);
     else
         printf("match: A = %s, B = %s\n", o.spec_a, o.spec_b);
-    printf("game %s (%s), %d games%s as %d colour-swapped pairs, openings of %d random turns, "
+    printf("game %s (%s), %d games%s as %d colour-swapped pair%s, openings of %d random turn%s, "
            "seed %llu, %d game%s at once",
            g->name, g->variants[o.start.variant], o.games, own.mode ? " a pairing" : "",
-           o.games / 2, o.opening_plies, (unsigned long long)o.seed, o.threads,
+           o.games / 2, o.games / 2 != 1 ? "s" : "", o.opening_plies,
+           o.opening_plies != 1 ? "s" : "", (unsigned long long)o.seed, o.threads,
            o.threads > 1 ? "s" : "");
     if (o.tc_base_s > 0) printf(", time control %g+%g s", o.tc_base_s, o.tc_inc_s);
     printf("\n");

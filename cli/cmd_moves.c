@@ -10,8 +10,9 @@ static const char help[] =
     "usage: gounki moves [--game G] [--position P] [--moves \"M1 M2 ...\"] [--limit N]\n"
     "Prints every legal complete move, one per line, in the output notation.  When there\n"
     "are more than N (default 10000), prints their count and, for each first action, the\n"
-    "number of complete moves that start with it.\n" CLI_POS_HELP
-    "  --limit N          most moves to list (default 10000)\n";
+    "number of complete moves that start with it, for the first N first actions (and one\n"
+    "line counting the others): never more than N lines after the count.\n" CLI_POS_HELP
+    "  --limit N          most lines to list (default 10000; 0: the count alone)\n";
 
 static int print_move(void *ctx, const gk_pos_t *start, const gk_action_t *seq, int n) {
     (void)ctx;
@@ -69,13 +70,27 @@ int cmd_moves(int argc, char **argv) {
            (unsigned long long)total, (unsigned long long)limit);
     gk_action_t list[GK_MAX_ACTIONS];
     int n = g->gen(&pos, list);
+    /* At most `limit` lines here too: the rest is one line of counts. */
+    uint64_t rest_moves = 0;
+    int shown = 0;
     for (int i = 0; i < n; i++) {
+        if ((uint64_t)i >= limit) {
+            gk_pos_t q = pos;
+            g->play(&q, list[i]);
+            rest_moves += (q.in_turn != 0 && !gk_over(&q)) ? g->perft(&q, 1) : 1;
+            continue;
+        }
         gk_pos_t q = pos;
         char buf[GK_MOVE_TEXT_MAX];
         g->play(&q, list[i]);
         uint64_t under = (q.in_turn != 0 && !gk_over(&q)) ? g->perft(&q, 1) : 1;
         if (g->action_text(&pos, list[i], buf, sizeof buf) < 0) strcpy(buf, "?");
         printf("%-24s %llu\n", buf, (unsigned long long)under);
+        shown++;
     }
+    if (shown < n)
+        printf("... and %d more first action%s (%llu complete move%s)\n", n - shown,
+               n - shown > 1 ? "s" : "", (unsigned long long)rest_moves,
+               rest_moves != 1 ? "s" : "");
     return CLI_OK;
 }

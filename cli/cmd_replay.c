@@ -88,14 +88,16 @@ static int replay_one(void *ctx, const gk_record_t *rec, int index, const char *
         if (rc)
             ;
         else if (oc.result == GK_ONGOING)
-            printf("result: * (game not over) after %d moves\n", rec->nmoves);
+            printf("result: * (game not over) after %d move%s\n", rec->nmoves,
+                   rec->nmoves != 1 ? "s" : "");
         else if (oc.how[0])
-            printf("result: %s (%s by %s) after %d moves\n", gk_result_text(oc.result),
-                   gk_winner_text(oc.result), oc.how, rec->nmoves);
+            printf("result: %s (%s by %s) after %d move%s\n", gk_result_text(oc.result),
+                   gk_winner_text(oc.result), oc.how, rec->nmoves, rec->nmoves != 1 ? "s" : "");
         else /* a claim without a Termination tag */
             printf("result: %s (%s off the board: resignation, agreement or time) after %d "
-                   "moves\n",
-                   gk_result_text(oc.result), gk_winner_text(oc.result), rec->nmoves);
+                   "move%s\n",
+                   gk_result_text(oc.result), gk_winner_text(oc.result), rec->nmoves,
+                   rec->nmoves != 1 ? "s" : "");
     }
     if (rc) cli_error("replay", "%s: game %d: %s", st->file, index + 1, why);
     if (!rc && st->html) {

@@ -172,7 +172,7 @@ static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *
         cli_error(cmd, "--games and --run are required (see 'gounki selfplay --help')");
         return CLI_USAGE;
     }
-    cli_search_finish(sr);
+    if (cli_search_finish(cmd, sr)) return CLI_USAGE;
     const mcts_config_t *c = &sr->cfg;
     bool timed = mcts_config_isset(c, "time") || mcts_config_isset(c, "clock");
     char why[200] = "";

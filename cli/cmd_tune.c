@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/files.h"
+#include "../common/progress.h"
 #include "../eval/eval.h"
 #include "../eval/tune.h"
 #include "../search/mcts.h"
@@ -38,6 +39,14 @@ static void progress(void *ctx, int epoch, double train, double val, double secs
     const char *what = ctx;
     printf("  %s epoch %3d  train %.5f  val %.5f  %.1fs\n", what, epoch, train, val, secs);
     fflush(stdout);
+}
+
+static void load_progress(void *ctx, uint64_t done, uint64_t total) {
+    gk_progress_t *p = ctx;
+    if (gk_progress_due(p) || (done == total && p->on_screen))
+        gk_progress_line(p, "tune: reading the logs: %llu/%llu games", (unsigned long long)done,
+                         (unsigned long long)total);
+    if (done == total) gk_progress_end(p); /* before the fit's lines on standard output */
 }
 
 typedef struct moved {
@@ -200,12 +209,18 @@ int cmd_tune(int argc, char **argv) {
     }
     if ((rc = cli_load_weights(CMD, "--from", own.from, rules.game, &start))) goto end;
     rc = CLI_FAIL;
+    gk_progress_t prog;
+    gk_progress_init(&prog, own.quiet ? NULL : stderr, GK_PROGRESS_TTY, GK_PROGRESS_PLAIN);
     if (!own.quiet) {
         o.fit.progress = progress;
         o.fit.ctx = "value";
+        o.data.progress = load_progress;
+        o.data.progress_ctx = &prog;
     }
     tune_run_report_t rep;
-    if (tune_run(&o, &start, &tuned, &rep, err, sizeof err)) {
+    int trc = tune_run(&o, &start, &tuned, &rep, err, sizeof err);
+    gk_progress_end(&prog);
+    if (trc) {
         cli_error(CMD, "%s", err);
         goto end;
     }

@@ -37,6 +37,16 @@ int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t *ou
     return 0;
 }
 
+int cli_parse_u64_in(const char *cmd, const char *flag, const char *s, uint64_t lo, uint64_t hi,
+                     uint64_t *out) {
+    char err[200];
+    if (params_u64(s, lo, hi, out, err, sizeof err)) {
+        cli_error(cmd, "%s: %s", flag, err);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_parse_double(const char *cmd, const char *flag, const char *s, double lo, double hi,
                      double *out) {
     char err[200];

@@ -73,8 +73,11 @@ cli_group_t cli_search_group(cli_search_t *s) {
     return (cli_group_t){s->opts, search_take, s};
 }
 
-void cli_search_finish(cli_search_t *s) {
-    mcts_config_finish(&s->cfg);
+int cli_search_finish(const char *cmd, cli_search_t *s) {
+    char err[256];
+    if (mcts_config_finish(&s->cfg, err, sizeof err) == 0) return 0;
+    cli_error(cmd, "%s", err);
+    return -1;
 }
 
 void cli_search_help(FILE *f, const cli_search_t *s) {

@@ -1092,7 +1092,7 @@ int gl_manifest_parse(const char *text, size_t len, gl_manifest_t *m, char *err,
     size_t pos = 0, n;
     const char *line;
     char val[1100];
-    const char *what = "first line";
+    const char *what = "first";
     uint64_t v, version;
     if (next_line(text, len, &pos, &line, &n) || keyed(line, n, MANIFEST_HEAD, val, sizeof val) ||
         parse_u64(val, 10, &version))
@@ -1209,6 +1209,7 @@ static int scan_file(const char *path, gl_shard_t *s, bool verify, char *err, si
 
 int gl_logset_open(gl_logset_t *ls, const char *path, bool verify, char *err, size_t errcap) {
     memset(ls, 0, sizeof *ls);
+    GK_RETURN_IF(!path || !*path, err, errcap, GK_E_INVALID, "empty directory name ''");
     struct stat st;
     if (stat(path, &st)) return gk_fail(err, errcap, GK_E_IO, "%s: %s", path, strerror(errno));
     int cap = 0, rc = GK_OK;

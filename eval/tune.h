@@ -163,6 +163,11 @@ typedef struct tune_data_opts {
     double mix;  /* weight of the result in TUNE_TARGET_MIX, in [0, 1] */
     int policy;  /* also build policy samples */
     int threads; /* 0 = the OpenMP default */
+    /* When not NULL, called by one thread after each of its games while the logs are
+     * replayed (progress lines; it rate-limits itself): games replayed so far, of total;
+     * and once with done == total when every thread is done. */
+    void (*progress)(void *ctx, uint64_t done, uint64_t total);
+    void *progress_ctx;
 } tune_data_opts_t;
 
 typedef struct tune_data_stats {

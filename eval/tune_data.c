@@ -1,5 +1,6 @@
 /* eval/tune_data.c -- training samples from self-play logs (contract in eval/tune.h). */
 #include <math.h>
+#include <stdatomic.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,7 @@ int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t 
     }
 
     /* 2. Replay the games, each thread a contiguous range. */
+    _Atomic uint64_t replayed = 0;
     int nthreads = o->threads > 0 ? o->threads : omp_get_max_threads();
     if (nthreads < 1) nthreads = 1;
     worker_t *wk = rc ? NULL : calloc((size_t)nthreads, sizeof *wk);
@@ -227,6 +229,10 @@ int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t 
                 }
                 uint64_t key = ((uint64_t)sg->src << 48) ^ sg->loc.index;
                 w->rc = add_game(w, &g, key, o, gbuf, tbuf);
+                atomic_fetch_add_explicit(&replayed, 1, memory_order_relaxed);
+                if (t == 0 && o->progress)
+                    o->progress(o->progress_ctx,
+                                atomic_load_explicit(&replayed, memory_order_relaxed), ngames);
             }
             gl_game_free(&g);
             for (int s = 0; rd && s < npaths; s++) gl_reader_free(rd[s]);
@@ -235,6 +241,7 @@ int tune_data_load(const char *const *paths, int npaths, const tune_data_opts_t 
             free(tbuf);
         }
         st->threads = nthreads;
+        if (o->progress) o->progress(o->progress_ctx, ngames, ngames); /* the end */
         /* 3. Append in thread order = game order; the first failing thread's error wins. */
         for (int t = 0; t < nthreads && !rc; t++) {
             if (wk[t].rc) {

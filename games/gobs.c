@@ -863,11 +863,25 @@ static int parse_slide_elim(const gk_pos_t *p, int from, char sep, const char *s
     int place = 0;
     const bool shrt = p->variant == GOBS_VAR_SHORT;
     if (sep == 'x' && shrt) {
-        if (*s != '/')
+        if (*s != '/') {
+            /* The example names a square the piece can really go to, when there is one. */
+            uint8_t pl[9];
+            const char *victim = p->stm == GK_WHITE ? "Black" : "White";
+            const int rank = first_row(1 - p->stm) + 1;
+            if (!short_elim_shape(p, from, to))
+                return gk_fail(err, errcap, GK_E_INVALID, "%sx%s is not a legal elimination", n1,
+                               n2);
+            if (placements(p, from, pl) == 0)
+                return gk_fail(err, errcap, GK_E_INVALID,
+                               "%sx%s: %s's first rank (%d) has no empty square for the piece", n1,
+                               n2, victim, rank);
+            char n3[3];
+            sq_name(pl[0], n3);
             return gk_fail(err, errcap, GK_E_INVALID,
-                           "%sx%s: the short variant needs the placement square, "
-                           "as in %sx%s/c9",
-                           n1, n2, n1, n2);
+                           "%sx%s: the short variant needs the placement square, as in %sx%s/%s "
+                           "(an empty square of %s's first rank, %d)",
+                           n1, n2, n1, n2, n3, victim, rank);
+        }
         s++;
         place = read_sq(&s);
         if (place < 0)

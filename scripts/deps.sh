@@ -4,8 +4,9 @@
 set -euo pipefail
 # chromium: the browser test of the HTML pages (tests/test_view_browser.sh; about 30 s to
 # install); librsvg2-bin: rsvg-convert for `gounki show --png`; fonts-dejavu-core: the font the
-# pictures name.
-pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libzstd-dev zstd libxxhash-dev
+# pictures name; libedit-dev: line editing and history at `gounki play`'s prompt (optional
+# in the build).
+pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libzstd-dev zstd libxxhash-dev libedit-dev
       clang libomp-dev libclang-rt-14-dev clang-format chromium librsvg2-bin fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do

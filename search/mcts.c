@@ -1388,7 +1388,14 @@ bool mcts_config_isset(const mcts_config_t *c, const char *name) {
     return i >= 0 && (c->set >> i & 1);
 }
 
-void mcts_config_finish(mcts_config_t *c) {
+int mcts_config_finish(mcts_config_t *c, char *err, size_t errcap) {
     bool timed = mcts_config_isset(c, "time") || mcts_config_isset(c, "clock");
     if (timed && !mcts_config_isset(c, "playouts")) c->l.playouts = 0;
+    /* Zero is "no limit of this kind": with every kind at zero (playouts=0 alone, time=0
+     * alone) the search would quietly fall back to its default playouts. */
+    if (c->l.playouts == 0 && c->l.time_s == 0 && c->l.clock_s == 0 && c->l.nodes == 0)
+        return gk_fail(err, errcap, GK_E_INVALID,
+                       "no budget: playouts 0 and time 0 mean no limit; give playouts, time, "
+                       "clock or nodes a positive value");
+    return 0;
 }

@@ -202,8 +202,10 @@ int mcts_config_set(mcts_config_t *c, const char *name, const char *value, char 
 int mcts_config_set_list(mcts_config_t *c, const char *list, char *err, size_t errcap);
 bool mcts_config_isset(const mcts_config_t *c, const char *name);
 /* Applies the one rule between options: a budget in time (time or clock) without
- * playouts has no playout limit (time alone decides).  Call once, after the options. */
-void mcts_config_finish(mcts_config_t *c);
+ * playouts has no playout limit (time alone decides).  Call once, after the options.
+ * Fails (GK_E_INVALID, with the reason in err) when no limit is left at all (playouts=0
+ * or time=0 alone): zero means "no limit of this kind", not a budget. */
+int mcts_config_finish(mcts_config_t *c, char *err, size_t errcap);
 
 /* Bytes per tree node (the arena holds tree_mb * 2^20 / MCTS_NODE_BYTES nodes). */
 #define MCTS_NODE_BYTES 32

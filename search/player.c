@@ -38,7 +38,15 @@ struct player {
     /* book=FILE: the book's move while the position is in the book (data/book.h) */
     bk_book_t *book;
     bk_probe_opts_t bopt;
+    mcts_monitor_t mon; /* player_set_monitor(); mon.info and mon.stop NULL: none */
+    bool has_mon;
 };
+
+void player_set_monitor(player_t *pl, const mcts_monitor_t *mon) {
+    pl->has_mon = mon != NULL;
+    if (mon) pl->mon = *mon;
+    if (pl->m) mcts_set_monitor(pl->m, mon);
+}
 
 static const char *const kind_names[] = {"random", "greedy", "ab", "mcts"};
 
@@ -174,7 +182,8 @@ static int parse_spec(const char *spec, spec_t *s, char *err, size_t errcap) {
                     sizeof e2)) {
         return gk_fail(err, errcap, GK_E_INVALID, "%s: %s", kn, e2);
     }
-    if (s->kind == PLAYER_MCTS) mcts_config_finish(&s->mc);
+    if (s->kind == PLAYER_MCTS && mcts_config_finish(&s->mc, e2, sizeof e2))
+        return gk_fail(err, errcap, GK_E_INVALID, "%s: %s", kn, e2);
     if (s->has_weights && s->kind != PLAYER_MCTS && s->eval_kind != BL_EVAL_OURS)
         return gk_fail(err, errcap, GK_E_INVALID, "%s: weights= needs eval=ours", kn);
     return 0;
@@ -302,6 +311,7 @@ int player_new_game(player_t *pl, uint64_t seed) {
         if (!m) return -1;
         mcts_free(pl->m);
         pl->m = m;
+        if (pl->has_mon) mcts_set_monitor(m, &pl->mon);
     }
     return 0;
 }

@@ -39,6 +39,7 @@
 #include <stdint.h>
 
 #include "../games/game.h"
+#include "mcts.h"
 
 typedef struct player player_t;
 
@@ -86,6 +87,11 @@ int player_choose(player_t *pl, const gk_pos_t *p, const gk_hist_t *h, uint64_t 
  * more than the spec's time, and no depth limit unless the spec sets depth); random and
  * greedy ignore it.  left_s <= 0 goes back to the spec's own budget. */
 void player_set_clock(player_t *pl, double left_s, double inc_s);
+
+/* Watches the player's MCTS searches (search/mcts.h, mcts_set_monitor: a periodic info
+ * callback and an outside stop flag), for this and every later game; NULL removes it.
+ * The other kinds of player ignore it (they answer at once or within their depth). */
+void player_set_monitor(player_t *pl, const mcts_monitor_t *mon);
 
 /* Tells the player that action a was played at p (by either side), for tree reuse. */
 void player_observe(player_t *pl, const gk_pos_t *p, gk_action_t a);

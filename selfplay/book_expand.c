@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../common/progress.h"
 #include "../common/files.h"
 #include "../common/status.h"
 #include "../eval/eval.h"
@@ -54,8 +55,8 @@ typedef struct xstate {
     char jpath[4200];
     int jfd;
     uint64_t jend;
-    double last_ckpt, last_prog, t0;
-    bool tty, printed;
+    double last_ckpt, t0;
+    gk_progress_t prog;
     uint64_t start_nodes;
     /* the batch */
     bk_batch_t bt;
@@ -538,10 +539,8 @@ static void fmt_dur(double s, char *buf, size_t cap) {
 
 static void progress(xstate_t *x, bool final) {
     const bx_opts_t *o = x->o;
-    if (o->quiet || !o->out) return;
+    if (!final && !gk_progress_due(&x->prog)) return;
     double now = gk_now_s();
-    if (!final && now - x->last_prog < (x->tty ? 1.0 : 10.0)) return;
-    x->last_prog = now;
     const bk_book_t *b = &x->book;
     double el = now - x->t0;
     uint64_t added = b->nnodes - x->start_nodes;
@@ -550,13 +549,12 @@ static void progress(xstate_t *x, bool final) {
     if (rate > 0 && o->nodes > b->nnodes)
         fmt_dur((double)(o->nodes - b->nnodes) / rate * 3600.0, eta, sizeof eta);
     float rv = b->node[b->root].value;
-    fprintf(o->out,
-            "%sbook expand: %u/%" PRIu64 " nodes  %.0f nodes/h  root %+.3f  deepest %u actions"
-            "  batch %" PRIu64 "  ETA %s%s",
-            x->tty ? "\r" : "", b->nnodes, o->nodes, rate, isnan(rv) ? 0.0 : (double)rv,
-            b->node[b->root].below, b->batches, eta, x->tty ? "\033[K" : "\n");
-    fflush(o->out);
-    x->printed = true;
+    gk_progress_line(&x->prog,
+                     "book expand: %u/%" PRIu64
+                     " nodes  %.0f nodes/h  root %+.3f  deepest %u actions"
+                     "  batch %" PRIu64 "  ETA %s",
+                     b->nnodes, o->nodes, rate, isnan(rv) ? 0.0 : (double)rv,
+                     b->node[b->root].below, b->batches, eta);
 }
 
 /* ------------------------------------------------------------------ the run */
@@ -651,9 +649,9 @@ static int run(xstate_t *x, bx_summary_t *sum, char *err, size_t errcap) {
                     "c_puct %.9g fpu %.9g temperature %.9g playout_depth %d solver %d tree_mb %d",
                     (double)o->mcts.c_puct, (double)o->mcts.fpu, (double)o->mcts.temperature,
                     o->mcts.playout_depth, o->mcts.solver, o->mcts.tree_mb);
-        x->t0 = x->last_prog = x->last_ckpt = gk_now_s();
+        x->t0 = x->last_ckpt = gk_now_s();
+        gk_progress_init(&x->prog, o->quiet ? NULL : o->out, GK_PROGRESS_TTY, GK_PROGRESS_PLAIN);
         x->start_nodes = sum->nodes_before = x->book.nnodes;
-        x->tty = o->out && isatty(fileno(o->out));
         if (!o->quiet && o->out)
             fprintf(o->out,
                     "book expand: %s: %u nodes, %" PRIu64 " batches (%" PRIu64
@@ -728,7 +726,7 @@ static int run(xstate_t *x, bx_summary_t *sum, char *err, size_t errcap) {
     sum->exhausted = why == CMD_EXHAUSTED;
     if (!sum->stopped) unlink(x->jpath); /* the book holds everything */
     progress(x, true);
-    if (x->tty && x->printed) fputc('\n', o->out);
+    gk_progress_end(&x->prog);
     return 0;
 }
 

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "../common/progress.h"
 #include "../common/files.h"
 #include "../data/xxh64.h"
 
@@ -170,16 +171,20 @@ typedef struct coord {
     bool req_out; /* a REQ is in flight (rank != 0) */
     bool stop_sent;
     /* rank 0 only */
-    uint64_t *pool;
-    uint64_t npool, next; /* pool[next..npool) are still to lease */
+    /* The games still to lease are the gaps between the games found in DIR: ranges
+     * [lo, hi), so that memory grows with the games already played, not with --games. */
+    struct gap {
+        uint64_t lo, hi;
+    } * gaps;
+    size_t ngaps, gcur; /* gaps[gcur] holds the next index to lease, gnext */
+    uint64_t gnext;
+    uint64_t npool, next; /* npool indices to play, next of them leased */
     int64_t (*rc)[C_N];   /* latest counters of every rank */
     bool *done;
     int ndone;
     uint64_t before; /* games found in DIR */
     int total_workers;
-    double last_print;
-    bool printed_line;
-    bool tty;
+    gk_progress_t prog;
     char err[512];
     bool failed;
 } coord_t;
@@ -205,10 +210,8 @@ static void totals(const coord_t *k, int64_t *t) {
 }
 
 static void progress(coord_t *k, bool final) {
-    if (k->o->quiet || !k->o->out) return;
+    if (!final && !gk_progress_due(&k->prog)) return;
     double t = gk_now_s();
-    if (!final && t - k->last_print < 1.0) return;
-    k->last_print = t;
     int64_t s[C_N];
     totals(k, s);
     double el = t - k->t0;
@@ -216,14 +219,11 @@ static void progress(coord_t *k, bool final) {
     uint64_t have = k->before + (uint64_t)s[C_GAMES];
     char eta[32];
     fmt_eta(gps > 0 ? (double)(k->o->games - have) / gps : -1, eta, sizeof eta);
-    fprintf(k->o->out,
-            "%sselfplay: %" PRIu64 "/%" PRIu64 " games  %.2f games/s  %.0f pos/s  W %" PRId64
-            " D %" PRId64 " L %" PRId64 "  avg %.1f turns  ETA %s%s",
-            k->tty ? "\r" : "", have, k->o->games, gps, pps, s[C_WHITE], s[C_DRAWS], s[C_BLACK],
-            s[C_GAMES] ? (double)s[C_PLIES] / (double)s[C_GAMES] : 0.0, eta,
-            k->tty ? "\033[K" : "\n");
-    fflush(k->o->out);
-    k->printed_line = k->tty;
+    gk_progress_line(&k->prog,
+                     "selfplay: %" PRIu64 "/%" PRIu64 " games  %.2f games/s  %.0f pos/s  W %" PRId64
+                     " D %" PRId64 " L %" PRId64 "  avg %.1f turns  ETA %s",
+                     have, k->o->games, gps, pps, s[C_WHITE], s[C_DRAWS], s[C_BLACK],
+                     s[C_GAMES] ? (double)s[C_PLIES] / (double)s[C_GAMES] : 0.0, eta);
 }
 
 /* Moves finished games to the writer; flushes a frame when it is due (or when forced). */
@@ -270,7 +270,11 @@ static uint64_t lease(coord_t *k, uint64_t want, uint64_t *out) {
     if (k->o->lease > 0 && cap > (uint64_t)k->o->lease) cap = (uint64_t)k->o->lease;
     if (want > cap) want = cap;
     if (want > left) want = left;
-    for (uint64_t i = 0; i < want; i++) out[i] = k->pool[k->next++];
+    for (uint64_t i = 0; i < want; i++) {
+        while (k->gnext >= k->gaps[k->gcur].hi) k->gnext = k->gaps[++k->gcur].lo;
+        out[i] = k->gnext++;
+        k->next++;
+    }
     return want;
 }
 
@@ -608,17 +612,23 @@ static int build_pool(coord_t *k, char *err, size_t errcap) {
     }
     k->before = distinct;
     k->npool = o->games - distinct;
-    k->pool = malloc((size_t)(k->npool ? k->npool : 1) * sizeof *k->pool);
-    if (!k->pool) {
+    /* The gaps of 0..N-1 around the sorted indices found (at most distinct + 1). */
+    k->gaps = malloc((size_t)(distinct + 1) * sizeof *k->gaps);
+    if (!k->gaps) {
         free(have);
         return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
     }
-    uint64_t j = 0, m = 0;
-    for (uint64_t i = 0; i < o->games; i++) {
-        while (j < n && have[j] < i) j++;
-        if (j < n && have[j] == i) continue;
-        k->pool[m++] = i;
+    uint64_t lo = 0;
+    size_t m = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (i && have[i] == have[i - 1]) continue;
+        if (have[i] > lo) k->gaps[m++] = (struct gap){lo, have[i]};
+        lo = have[i] + 1;
     }
+    if (lo < o->games) k->gaps[m++] = (struct gap){lo, o->games};
+    k->ngaps = m;
+    k->gcur = 0;
+    k->gnext = m ? k->gaps[0].lo : 0;
     free(have);
     return 0;
 }
@@ -644,7 +654,7 @@ static bool summarize(coord_t *k, sp_summary_t *sum) {
     sum->seconds = gk_now_s() - k->t0;
     sum->complete = k->before + sum->games_played == o->games;
     sum->stopped = !sum->complete;
-    if (k->printed_line) fputc('\n', o->out);
+    gk_progress_end(&k->prog);
     return any_failed;
 }
 
@@ -705,7 +715,6 @@ static int run_rank(const sp_run_opts_t *o, sp_summary_t *sum, int rank, int ran
         k->rank = rank;
         k->ranks = ranks;
         k->w = w;
-        k->tty = o->out && isatty(fileno(o->out));
     }
     GK_FORWARD_IF(agree(bad, &worst, err, errcap));
     if (!worst && MPI_Allreduce(&o->games_at_once, &total_workers, 1, MPI_INT, MPI_SUM,
@@ -738,7 +747,7 @@ static int run_rank(const sp_run_opts_t *o, sp_summary_t *sum, int rank, int ran
 
     k->t0 = gk_now_s();
     k->last_prog = k->t0;
-    k->last_print = k->t0;
+    gk_progress_init(&k->prog, o->quiet ? NULL : o->out, GK_PROGRESS_TTY, GK_PROGRESS_PLAIN);
     if (o->set.mcts.threads > 1 && omp_get_max_active_levels() < 2) omp_set_max_active_levels(2);
     int coord_rc = 0;
 #pragma omp parallel num_threads(o->games_at_once + 1)
@@ -785,7 +794,7 @@ out:
         free(s);
     }
     if (k) {
-        free(k->pool);
+        free(k->gaps);
         free(k->rc);
         free(k->done);
         free(k);

@@ -625,7 +625,7 @@ int train_run(const train_opts_t *o, char *err, size_t errcap) {
         /* loop: rank 0 broadcasts STEP_ERROR next when rc != 0 */
     }
     if (L.rank == 0 && rc == 0) {
-        printf("\n");
+        if (!o->quiet) printf("\n"); /* after the progress lines; none to separate when quiet */
         rc = train_report(o->dir, s, stdout, err, errcap);
         if (!rc)
             printf("plot: %s/ladder.svg\nreport: %s/report.txt\npage: %s/report.html\nbest "

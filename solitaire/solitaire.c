@@ -137,6 +137,7 @@ typedef struct tt_entry {
 } tt_entry_t;
 
 enum { TT_WAYS = 4 };
+#define TT_START_BYTES ((size_t)1 << 20) /* the table's first size; it doubles from there */
 
 typedef struct ctx {
     uint8_t cell[GS_SQUARES];
@@ -146,9 +147,14 @@ typedef struct ctx {
     int nblack, sumdist, first;
     int nb[4], sd[4]; /* the same per class (file parity, rank parity) */
     tt_entry_t *tt;
-    size_t tt_mask; /* number of buckets - 1 */
+    size_t tt_mask;  /* number of buckets - 1 */
+    size_t tt_used;  /* entries filled, for growing the table */
+    size_t tt_limit; /* the most bytes the table may grow to */
+    int tt_nomem;    /* a growth failed: the table stays as it is */
     uint64_t nodes, max_nodes;
     double t0, max_seconds;
+    const gs_limits_t *lim; /* for its progress callback */
+    int bound;              /* of the iteration under way */
     int aborted;
     int next_bound;
     int nsym;                   /* symmetries of the problem other than the identity */
@@ -173,9 +179,43 @@ static uint64_t key_hi(const ctx_t *c) {
     return c->occ[1] | c->white[1] << 17;
 }
 
+static size_t tt_index(uint64_t occ_lo, uint64_t white_lo, uint64_t hi, size_t mask) {
+    return (size_t)(mix64(occ_lo ^ mix64(white_lo ^ mix64(hi))) & mask) * TT_WAYS;
+}
+
 static tt_entry_t *tt_bucket(const ctx_t *c) {
-    uint64_t h = mix64(c->occ[0] ^ mix64(c->white[0] ^ mix64(key_hi(c))));
-    return c->tt + (h & c->tt_mask) * TT_WAYS;
+    return c->tt + tt_index(c->occ[0], c->white[0], key_hi(c), c->tt_mask);
+}
+
+/* The table starts small and doubles when half full, up to tt_limit: a small puzzle's
+ * search touches a few pages instead of faulting in a table sized for the largest one (2x2
+ * took 0.2-0.8 s in page faults of a 256 MB table for 38k nodes).  Entries move to their
+ * bucket in the new table; one that finds its bucket full is dropped, as a replacement
+ * would drop it (an entry is a proven fact, never needed for correctness). */
+static void tt_grow(ctx_t *c) {
+    size_t buckets = (c->tt_mask + 1) * 2;
+    if (c->tt_nomem || buckets * TT_WAYS * sizeof(tt_entry_t) > c->tt_limit) return;
+    tt_entry_t *nt = calloc(buckets * TT_WAYS, sizeof *nt);
+    if (!nt) {
+        c->tt_nomem = 1; /* go on with the table we have */
+        return;
+    }
+    size_t used = 0;
+    for (size_t i = 0, n = (c->tt_mask + 1) * TT_WAYS; i < n; i++) {
+        const tt_entry_t *e = &c->tt[i];
+        if ((e->hi >> 34) == 0) continue;
+        tt_entry_t *b = nt + tt_index(e->occ_lo, e->white_lo, e->hi & 0x3ffffffffULL, buckets - 1);
+        for (int w = 0; w < TT_WAYS; w++)
+            if ((b[w].hi >> 34) == 0) {
+                b[w] = *e;
+                used++;
+                break;
+            }
+    }
+    free(c->tt);
+    c->tt = nt;
+    c->tt_mask = buckets - 1;
+    c->tt_used = used;
 }
 
 /* The budget with which this position is known to fail, or -1. */
@@ -189,7 +229,8 @@ static int tt_probe(const ctx_t *c) {
     return -1;
 }
 
-static void tt_store(const ctx_t *c, int budget) {
+static void tt_store(ctx_t *c, int budget) {
+    if (c->tt_used * 2 > (c->tt_mask + 1) * TT_WAYS) tt_grow(c);
     tt_entry_t *e = tt_bucket(c), *victim = e;
     uint64_t hi = key_hi(c);
     for (int i = 0; i < TT_WAYS; i++) {
@@ -202,6 +243,7 @@ static void tt_store(const ctx_t *c, int budget) {
         /* Keep the entries that cut the most: replace the one with the smallest budget. */
         if ((e[i].hi >> 34) < (victim->hi >> 34)) victim = &e[i];
     }
+    if ((victim->hi >> 34) == 0) c->tt_used++;
     victim->occ_lo = c->occ[0];
     victim->white_lo = c->white[0];
     victim->hi = hi | (uint64_t)(budget + 1) << 34;
@@ -332,7 +374,9 @@ static int dfs(ctx_t *c, int g, int bound) {
     if (g < 3 && c->nsym) n = dedupe_symmetric(c, list, n);
     for (int i = 0; i < n; i++) {
         if ((++c->nodes & 0x3fff) == 0) {
-            if (c->max_seconds > 0 && gk_now_s() - c->t0 > c->max_seconds) c->aborted = 1;
+            double el = gk_now_s() - c->t0;
+            if (c->max_seconds > 0 && el > c->max_seconds) c->aborted = 1;
+            if (c->lim->progress) c->lim->progress(c->lim->progress_arg, c->bound, c->nodes, el);
         }
         if (c->max_nodes && c->nodes > c->max_nodes) c->aborted = 1;
         if (c->aborted) return 0;
@@ -407,16 +451,19 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
     ctx_t *c = calloc(1, sizeof *c);
     if (!c) return GS_ERR_NOMEM;
     size_t buckets = 1;
-    while (buckets * 2 * TT_WAYS * sizeof(tt_entry_t) <= lim->tt_bytes) buckets *= 2;
+    size_t start = lim->tt_bytes < TT_START_BYTES ? lim->tt_bytes : TT_START_BYTES;
+    while (buckets * 2 * TT_WAYS * sizeof(tt_entry_t) <= start) buckets *= 2;
     c->tt = calloc(buckets * TT_WAYS, sizeof(tt_entry_t));
     if (!c->tt) {
         free(c);
         return GS_ERR_NOMEM;
     }
     c->tt_mask = buckets - 1;
+    c->tt_limit = lim->tt_bytes;
     ctx_setup(c, p);
     c->max_nodes = lim->max_nodes;
     c->max_seconds = lim->max_seconds;
+    c->lim = lim;
     c->t0 = gk_now_s();
 
     memset(res, 0, sizeof *res);
@@ -426,6 +473,8 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
         res->lower_bound = bound;
         if (bound > GS_MAX_LEN) break;
         c->next_bound = INT_MAX;
+        c->bound = bound;
+        if (lim->progress) lim->progress(lim->progress_arg, bound, c->nodes, gk_now_s() - c->t0);
         if (dfs(c, 0, bound)) {
             res->status = GS_SOLVED;
             res->len = bound;
@@ -443,6 +492,7 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
     }
     res->nodes = c->nodes;
     res->seconds = gk_now_s() - c->t0;
+    res->tt_bytes = (c->tt_mask + 1) * TT_WAYS * sizeof(tt_entry_t);
     free(c->tt);
     free(c);
     return 0;

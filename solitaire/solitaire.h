@@ -43,7 +43,11 @@ typedef struct gs_move {
 typedef struct gs_limits {
     uint64_t max_nodes; /* 0 = no limit */
     double max_seconds; /* 0 = no limit */
-    size_t tt_bytes;    /* transposition table size */
+    size_t tt_bytes;    /* the most the transposition table grows to (it starts at 1 MB) */
+    /* Called every 16k nodes or so, and at each new bound, when not NULL (progress lines):
+     * the bound of the iteration under way, nodes so far, seconds since the start. */
+    void (*progress)(void *arg, int bound, uint64_t nodes, double seconds);
+    void *progress_arg;
 } gs_limits_t;
 
 typedef struct gs_result {
@@ -52,6 +56,7 @@ typedef struct gs_result {
     int lower_bound; /* no solution is shorter */
     uint64_t nodes;
     double seconds;
+    size_t tt_bytes; /* the transposition table's size at the end */
     gs_move_t moves[GS_MAX_LEN];
 } gs_result_t;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gounki replay: the Wikipedia game (shared/seeds/002) as a table, the same game in the
+# gounki replay: the Wikipedia game (the seed text 002) as a table, the same game in the
 # gounki.org / boardspace styles, the record writer read back, and bad records, each
 # rejected with one line naming the line, ply, move text and reason, exit 1.
 set -u

@@ -174,16 +174,27 @@ static void configs(void) {
     /* time alone: no playout limit; time and playouts: both */
     mcts_config_init(&c, NULL, NULL);
     mcts_config_set_list(&c, "time=0.5", err, sizeof err);
-    mcts_config_finish(&c);
+    CHECK(mcts_config_finish(&c, err, sizeof err) == 0, "finish: %s", err);
     CHECK(c.l.playouts == 0 && c.l.time_s == 0.5, "time alone");
     mcts_config_init(&c, NULL, NULL);
     mcts_config_set_list(&c, "time=0.5,playouts=10", err, sizeof err);
-    mcts_config_finish(&c);
+    CHECK(mcts_config_finish(&c, err, sizeof err) == 0, "finish: %s", err);
     CHECK(c.l.playouts == 10 && c.l.time_s == 0.5, "time and playouts");
     mcts_config_init(&c, NULL, NULL);
     mcts_config_set_list(&c, "clock=60,inc=1", err, sizeof err);
-    mcts_config_finish(&c);
+    CHECK(mcts_config_finish(&c, err, sizeof err) == 0, "finish: %s", err);
     CHECK(c.l.playouts == 0 && c.l.clock_s == 60 && c.l.inc_s == 1, "clock alone");
+    /* zero is "no limit": playouts=0 or time=0 alone leaves no budget and is refused */
+    const char *none[] = {"playouts=0", "time=0", "time=0,playouts=0"};
+    for (int i = 0; i < 3; i++) {
+        mcts_config_init(&c, NULL, NULL);
+        mcts_config_set_list(&c, none[i], err, sizeof err);
+        CHECK(mcts_config_finish(&c, err, sizeof err) != 0 && strstr(err, "no budget"),
+              "%s alone accepted (%s)", none[i], err);
+    }
+    mcts_config_init(&c, NULL, NULL);
+    mcts_config_set_list(&c, "playouts=0,time=1", err, sizeof err);
+    CHECK(mcts_config_finish(&c, err, sizeof err) == 0, "playouts=0 with time: %s", err);
 }
 
 static void bad_spec(const char *spec, const char *want) {

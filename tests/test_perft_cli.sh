@@ -57,5 +57,23 @@ for args in "x" "-1" "65" "1 2" "1 --threads 0"; do
     [ $rc -eq 2 ] || { echo "FAIL: perft $args: exit $rc, want 2"; fail=1; }
     [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || { echo "FAIL: perft $args: $err"; fail=1; }
 done
+# Progress (from depth 5): plain lines on standard error when it is not a terminal (no
+# carriage return, no escape code), none with --quiet, the count unchanged on stdout;
+# on a terminal (script(1) gives one) lines replace each other with \r and \033[K.
+P=${TMPDIR:-/tmp}/perft_progress.$$
+GK_PROGRESS_EVERY=0 "$GOUNKI" perft 5 > "$P.out" 2> "$P.err"
+grep -q '^perft 5: 100234880$' "$P.out" || { echo "FAIL: perft 5 with progress: $(cat "$P.out")"; fail=1; }
+grep -q '^perft 5: 36/36 first actions, 100234880 leaves' "$P.err" ||
+    { echo "FAIL: no final progress line: $(tail -1 "$P.err")"; fail=1; }
+grep -q $'[\r\033]' "$P.err" && { echo "FAIL: escape codes in progress to a file"; fail=1; }
+GK_PROGRESS_EVERY=0 "$GOUNKI" perft 5 --quiet > "$P.out" 2> "$P.err"
+[ -s "$P.err" ] && { echo "FAIL: perft --quiet printed progress: $(head -1 "$P.err")"; fail=1; }
+"$GOUNKI" perft 4 > "$P.out" 2> "$P.err"
+[ -s "$P.err" ] && { echo "FAIL: perft 4 printed progress"; fail=1; }
+if command -v script > /dev/null 2>&1; then
+    GK_PROGRESS_EVERY=0 script -qec "$GOUNKI perft 5" /dev/null > "$P.tty" 2>&1
+    grep -q $'\033\[K' "$P.tty" || { echo "FAIL: no terminal progress line under script(1)"; fail=1; }
+fi
+rm -f "$P".*
 [ $fail -eq 0 ] && echo "all perft command checks passed"
 exit $fail

@@ -77,4 +77,68 @@ has "$T/p4.out" "white 14, black 9" "the four jumped pieces were not flipped"
 [ $? = 2 ] && grep -q depth "$T/e2" || bad "--engine ab:depth=-3: $(cat "$T/e2")"
 "$GOUNKI" play --help | grep -q 'usage: gounki play' || bad "--help"
 
+# 6. The prompt (issue 10): commands in any case, hint, load FILE, a legend under the board.
+"$GOUNKI" play --engine ab:depth=1,eval=classic > "$T/p6.out" 2>&1 <<IN
+HELP
+Hint
+b2-b3
+SAVE $T/g6.txt
+QUIT
+IN
+has "$T/p6.out" "load FILE" "help does not list load"
+has "$T/p6.out" "^white> hint: [a-h][1-8]" "hint gave no move"
+has "$T/p6.out" "^legend: " "no legend under the board"
+has "$T/p6.out" "saved to $T/g6.txt" "SAVE (upper case) not read"
+has "$T/p6.out" "bye$" "QUIT (upper case) not read"
+printf 'load %s\nload %s/none.txt\nquit\n' "$T/g6.txt" "$T" |
+    "$GOUNKI" play --engine ab:depth=1,eval=classic --quiet-board > "$T/p6b.out" 2>&1
+has "$T/p6b.out" "loaded $T/g6.txt: 2 moves, ply 2, White to move" "load did not continue the game"
+has "$T/p6b.out" "cannot load" "a missing file to load not explained"
+printf 'load %s\nquit\n' "$T/g6.txt" | "$GOUNKI" play --game gobs --quiet-board > "$T/p6c.out" 2>&1
+has "$T/p6c.out" "cannot load .*gounki" "a record of the other game loaded"
+
+# 7. --human none --save FILE keeps the game; it replays.
+"$GOUNKI" play --human none --engine random --max-plies 6 --save "$T/g7.txt" --quiet-board \
+    < /dev/null > "$T/p7.out" 2>&1 || bad "--human none --save failed"
+"$GOUNKI" replay "$T/g7.txt" > "$T/p7r.out" 2>&1 || bad "the saved engine game does not replay"
+has "$T/p7r.out" "after 6 moves" "the saved engine game is not the whole game"
+
+# 8. While the engine thinks: info lines (standard error; plain here), and Ctrl-C makes it
+# play its best move so far, then the prompt asks again.
+mkfifo "$T/in8"
+GK_PROGRESS_EVERY=0.2 "$GOUNKI" play --human black --engine mcts:time=60 --quiet-board \
+    < "$T/in8" > "$T/p8.out" 2>&1 &
+ppid=$!
+exec 8> "$T/in8" # standard input stays open while the engine thinks
+for _ in $(seq 1 300); do # until it shows that it thinks (the handler is in place)
+    grep -q '^thinking: ' "$T/p8.out" && break
+    sleep 0.1
+done
+kill -INT "$ppid"
+for _ in $(seq 1 100); do
+    grep -q '^black> ' "$T/p8.out" && break
+    sleep 0.1
+done
+echo quit >&8
+exec 8>&-
+wait "$ppid"
+has "$T/p8.out" "^thinking: [0-9]* playouts, best " "no thinking lines"
+has "$T/p8.out" "stopped by Ctrl-C" "Ctrl-C did not stop the search"
+has "$T/p8.out" "^White plays " "no move after Ctrl-C"
+has "$T/p8.out" "bye$" "the prompt did not come back after Ctrl-C"
+
+# 9. The board turned for --human black (and --flip): files h..a, rank 1 at the top; the
+# squares move with their files (Gobs: c3-c5 shows on the seventh file from the left).
+printf 'quit\n' | "$GOUNKI" play --human black --engine random > "$T/p9.out" 2>&1
+sed -n 2p "$T/p9.out" | grep -q '^ *h  *g  *f  *e  *d  *c  *b  *a$' || bad "--human black: files not turned: $(sed -n 2p "$T/p9.out")"
+sed -n 3p "$T/p9.out" | grep -q '^  1  wR    wS ' || bad "--human black: rank 1 not on top: $(sed -n 3p "$T/p9.out")"
+printf 'quit\n' | "$GOUNKI" play --game gobs --flip --moves c3-c5 > "$T/p9b.out" 2>&1
+grep -q '^ 5  \. \. \. \. \. \.\*w \. \.  5$' "$T/p9b.out" || bad "--flip: c5 not where it belongs: $(grep '^ 5 ' "$T/p9b.out")"
+grep -q '^ 3  w w w w w w\*\. w w  3$' "$T/p9b.out" || bad "the square c3 left is not marked"
+# The last move's squares are marked with '*' (Gounki b2-b3: b2 and b3), none at the start.
+printf 'quit\n' | "$GOUNKI" play --moves b2-b3 --human both > "$T/p9c.out" 2>&1
+grep -q '^  3   \.   \*wS     \. ' "$T/p9c.out" || bad "b3 not marked: $(grep '^  3 ' "$T/p9c.out")"
+grep -q '^  2  wR    \*\.    wR ' "$T/p9c.out" || bad "b2 not marked: $(grep '^  2 ' "$T/p9c.out")"
+grep -q '\*' "$T/p9.out" && head -12 "$T/p9.out" | grep -q '^ *[1-8] .*\*' && bad "a mark on the start position"
+
 exit $fail

@@ -114,7 +114,7 @@ for _ in $(seq 60); do [ "$(sinfo -h -o %T 2>/dev/null)" = idle ] && break; slee
 echo "test_slurm_slow: SLURM $(sinfo -V | cut -d' ' -f2) up on port $port"
 
 # ---- jobs
-N=120
+N=600
 export GOUNKI=$G GAMES=$N PLAYOUTS=150 SEED=7 EXTRA="--frame-games 8" MAX_RESTARTS=3
 submit() { # NAME SBATCH-ARGS...: the job's id
     local name=$1
@@ -182,7 +182,7 @@ fault() { # NAME HOW: requeue (scontrol requeue), term (scancel --signal=TERM), 
     wait_line "$T/$name.out" 'to play on'
     sleep 3
     victims=$(ranks_of "$name")
-    [ "$(echo $victims | wc -w)" = 2 ] || fail "$name: not 2 ranks running: $victims"
+    [ "$(echo $victims | wc -w)" = 2 ] || { cat "$T/$name.out"; fail "$name: not 2 ranks running: $victims"; }
     t0=$(date +%s)
     case $how in
     requeue) scontrol requeue "$j" ;;
@@ -249,21 +249,21 @@ book_job() { # NAME SBATCH-ARGS...: the job's id
     local name=$1
     shift
     "$G" book build --out "$T/$name.book" >/dev/null
-    BOOK=$T/$name.book NODES=500 PLAYOUTS=200 BATCH=8 EXTRA= \
+    BOOK=$T/$name.book NODES=1500 PLAYOUTS=200 BATCH=8 EXTRA= \
         sbatch --parsable -o "$T/$name.out" "$@" "$SRC/scripts/slurm/book.sbatch"
 }
 book_check() { # NAME JOB RESTARTS
     local end
     end=$(wait_end "$2")
     [ "$end" = "COMPLETED $3" ] || { cat "$T/$1.out"; fail "$1: job $2 ended '$end'"; }
-    grep -q "book complete: 50[0-9] nodes (target 500)" "$T/$1.out" ||
+    grep -q "book complete: 150[0-9] nodes (target 1500)" "$T/$1.out" ||
         { cat "$T/$1.out"; fail "$1: no 'book complete' line"; }
     [ ! -e "$T/$1.book.journal" ] || fail "$1: the journal is left"
 }
 j=$(book_job book --ntasks-per-node=2)
 book_check book "$j" 0
 j=$(book_job bookkill --ntasks-per-node=2)
-wait_line "$T/bookkill.out" 'target 500 nodes'
+wait_line "$T/bookkill.out" 'target 1500 nodes'
 sleep 3
 victims=$(for p in $(pgrep -f "book expand $T/bookkill.book "); do
     [ "$(readlink -f "/proc/$p/exe")" = "$(readlink -f "$G")" ] && echo "$p"; done)

@@ -26,7 +26,7 @@ static int replays(const gs_problem_t *p, const gs_result_t *r) {
 static gs_result_t res; /* large */
 
 static void solve(const gs_problem_t *p) {
-    gs_limits_t lim = {20000000, 0, (size_t)16 << 20};
+    gs_limits_t lim = {.max_nodes = 20000000, .tt_bytes = (size_t)16 << 20};
     CHECK(gs_solve(p, &lim, &res) == 0);
 }
 
@@ -206,7 +206,7 @@ int main(void) {
 
     /* Budget: too few nodes gives a lower bound, not a wrong answer. */
     gs_problem_init(&p, 2);
-    gs_limits_t lim = {100, 0, (size_t)1 << 20};
+    gs_limits_t lim = {.max_nodes = 100, .tt_bytes = (size_t)1 << 20};
     CHECK(gs_solve(&p, &lim, &res) == 0);
     CHECK(res.status == GS_BUDGET && res.lower_bound >= 4 && res.lower_bound <= 12);
 

@@ -21,6 +21,14 @@ grep -q "^13\. " "$T/out" && bad "2x2 printed a 13th move"
 has "$T/out" "solved in 12 moves, shortest: proven" "2x2 proof line"
 has "$T/out" "^1\. [a-i][1-9]x[a-i][1-9]-[a-i][1-9]$" "move notation"
 has "$T/out" "^nodes [0-9]*, time " "node count line"
+# The table is sized to the problem: 2x2 (38k nodes) stays in its first megabyte instead of
+# faulting in the 256 MB that --hash allows (0.2-0.8 s of page faults before).
+has "$T/out" ", table 0\.[0-9] MB$" "2x2 table not sized to the problem"
+if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f '%M' -o "$T/rss" "$GOUNKI" solitaire 2 > /dev/null 2>&1
+    rss=$(tail -1 "$T/rss")
+    [ "${rss:-999999}" -lt 65536 ] || bad "solitaire 2 peaked at ${rss} KB (wanted under 64 MB)"
+fi
 
 expect_rc 0 "3x3 preflip" 3 --preflip e4
 has "$T/out" "^1\. e4x" "pre-flipped piece moves first"
@@ -31,6 +39,17 @@ expect_rc 1 "no solution" 3 --preflip d4
 has "$T/out" "no solution" "corner pre-flip cannot move first"
 expect_rc 1 "budget" 3 --max-nodes 1000
 has "$T/out" "not solved within budget: [0-9]* nodes, best lower bound [0-9]*" "budget line"
+
+# Progress from 5x5 on: plain lines on standard error (not a terminal here), none with
+# --quiet, none below 5x5.
+GK_PROGRESS_EVERY=0 expect_rc 1 "5x5 with a budget" 5 --time 0.5
+grep -q '^solitaire: bound [0-9]*, [0-9]* nodes, [0-9.]* M nodes/s' "$T/err" ||
+    bad "5x5 shows no progress ($(head -c 200 "$T/err"))"
+grep -q $'[\r\033]' "$T/err" && bad "escape codes in progress to a file"
+GK_PROGRESS_EVERY=0 expect_rc 1 "5x5 quiet" 5 --time 0.2 --quiet
+[ -s "$T/err" ] && bad "--quiet printed progress: $(head -1 "$T/err")"
+GK_PROGRESS_EVERY=0 expect_rc 0 "2x2 again" 2
+[ -s "$T/err" ] && bad "2x2 printed progress: $(head -1 "$T/err")"
 
 expect_rc 0 "help" --help
 has "$T/out" "usage: gounki solitaire" "help text"

@@ -129,4 +129,15 @@ for game in gounki gobs; do
         fail=1
     fi
 done
+
+# Reading the logs shows progress on standard error (plain lines here: not a terminal),
+# none with --quiet.
+"$G" selfplay --games 20 --playouts 20 --run "$T/prog" --quiet > /dev/null 2>&1
+GK_PROGRESS_EVERY=0 "$G" tune --logs "$T/prog" --out "$T/prog.txt" --min-positions 10 \
+    > /dev/null 2> "$T/prog.err"
+grep -q '^tune: reading the logs: 20/20 games$' "$T/prog.err" ||
+    { echo "FAIL: tune shows no progress reading the logs: $(tail -1 "$T/prog.err")" >&2; fail=1; }
+GK_PROGRESS_EVERY=0 "$G" tune --logs "$T/prog" --out "$T/prog.txt" --min-positions 10 --quiet \
+    > /dev/null 2> "$T/prog.err"
+[ -s "$T/prog.err" ] && { echo "FAIL: tune --quiet printed progress" >&2; fail=1; }
 exit $fail
