@@ -102,11 +102,12 @@ static void print_json(const gk_pos_t *pos, const char *ptext, char pv[][GK_MOVE
     json_str(stdout, buf);
     printf(",\"value\":%.4f,\"playouts\":%llu,\"nodes\":%llu,\"reused\":%llu,"
            "\"seconds\":%.4f,\"playouts_per_s\":%.0f,\"depth_max\":%d,\"proof\":\"%s\","
-           "\"proof_actions\":%d,\"tree_full\":%s,\"stopped_early\":%s,\"pv\":[",
+           "\"proof_actions\":%d,\"tree_full\":%s,\"stopped_early\":%s,\"stop_reason\":\"%s\","
+           "\"pv\":[",
            (double)res->value, (unsigned long long)res->playouts, (unsigned long long)res->nodes,
            (unsigned long long)res->reused, res->seconds, rate, res->depth_max,
            proof_name(res->proof), res->proof_actions, res->tree_full ? "true" : "false",
-           res->stopped_early ? "true" : "false");
+           res->stopped_early ? "true" : "false", mcts_stop_name(res->stop_reason));
     for (int i = 0; i < res->pv_len; i++) {
         if (i) putchar(',');
         json_str(stdout, pv[i]);
@@ -143,10 +144,12 @@ static void print_text(const gk_pos_t *pos, const char *ptext, char pv[][GK_MOVE
     printf("pv       ");
     for (int i = 0; i < res->pv_len; i++) printf(" %s", pv[i]);
     printf("\nsearch    %llu playouts (%llu reused), %llu nodes, depth %d, %.3f s, %.0f "
-           "playouts/s%s%s\n",
+           "playouts/s%s%s%s%s\n",
            (unsigned long long)res->playouts, (unsigned long long)res->reused,
            (unsigned long long)res->nodes, res->depth_max, res->seconds, rate,
-           res->tree_full ? ", tree full" : "", res->stopped_early ? ", stopped early" : "");
+           res->tree_full ? ", tree full" : "", res->stopped_early ? ", stopped early (" : "",
+           res->stopped_early ? mcts_stop_name(res->stop_reason) : "",
+           res->stopped_early ? ")" : "");
     printf("%-24s %8s %7s %7s  %s\n", "move", "visits", "value", "prior", "proof");
     for (int i = 0; i < shown; i++) {
         const mcts_child_t *ch = &res->children[i];

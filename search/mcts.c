@@ -473,6 +473,7 @@ static void playout(worker_t *wk) {
 typedef struct shared {
     _Atomic uint64_t claimed;
     _Atomic int stop;
+    _Atomic int why; /* MCTS_STOP_* of the first reason that ended the search, 0: none yet */
     uint64_t budget; /* playouts; UINT64_MAX = none */
     uint64_t node_limit;
     double t0, deadline; /* deadline 0 = none */
@@ -591,35 +592,42 @@ static int decided(const shared_t *sh, const arena_t *ar, uint32_t root, uint64_
     return remaining != UINT64_MAX && (uint64_t)(v1 - v2) > remaining;
 }
 
+/* Ends the search for reason why (MCTS_STOP_*); the first reason stored is kept. */
+static int stop_for(shared_t *sh, int why) {
+    int none = 0;
+    atomic_compare_exchange_strong(&sh->why, &none, why);
+    atomic_store(&sh->stop, 1);
+    return 1;
+}
+
+/* The early-stop rule under a time limit: the playouts still to come are estimated from
+ * the rate so far, times MCTS_RATE_MARGIN, because the rate is not constant (it grows as
+ * the tree gets deeper and the evaluations cheaper, and another process on the machine
+ * can stop taking its share).  The margin keeps "cannot be overtaken" true in practice. */
+#define MCTS_RATE_MARGIN 1.5
+
 static int should_stop(shared_t *sh, const arena_t *ar, uint32_t root, uint64_t k) {
     if (atomic_load_explicit(&sh->stop, memory_order_relaxed)) return 1;
-    if (sh->ext_stop && atomic_load_explicit(sh->ext_stop, memory_order_relaxed)) {
-        atomic_store(&sh->stop, 1);
-        return 1;
-    }
+    if (sh->ext_stop && atomic_load_explicit(sh->ext_stop, memory_order_relaxed))
+        return stop_for(sh, MCTS_STOP_SIGNAL);
     if (atomic_load_explicit(&ar->nodes[root].proof, memory_order_relaxed) != PROOF_NONE &&
-        decided(sh, ar, root, UINT64_MAX)) {
-        atomic_store(&sh->stop, 1);
-        return 1;
-    }
+        decided(sh, ar, root, UINT64_MAX))
+        return stop_for(sh, MCTS_STOP_PROVEN);
     if (sh->node_limit && atomic_load_explicit(&ar->next, memory_order_relaxed) >= sh->node_limit)
-        return 1;
+        return stop_for(sh, MCTS_STOP_NODES);
     double t = 0.0;
     if (sh->deadline > 0.0) {
         t = gk_now_s();
-        if (t >= sh->deadline) return 1;
+        if (t >= sh->deadline) return stop_for(sh, MCTS_STOP_TIME);
     }
     if (sh->early_stop && (k & 31) == 0 && k > 0) {
         uint64_t remaining = sh->budget != UINT64_MAX ? sh->budget - k : UINT64_MAX;
         if (sh->deadline > 0.0 && t > sh->t0) {
             double rate = (double)k / (t - sh->t0);
-            double r2 = rate * (sh->deadline - t) + 1.0;
+            double r2 = MCTS_RATE_MARGIN * rate * (sh->deadline - t) + 1.0;
             if (r2 < (double)remaining) remaining = (uint64_t)r2;
         }
-        if (decided(sh, ar, root, remaining)) {
-            atomic_store(&sh->stop, 1);
-            return 1;
-        }
+        if (decided(sh, ar, root, remaining)) return stop_for(sh, MCTS_STOP_DECIDED);
     }
     return 0;
 }
@@ -1001,6 +1009,7 @@ static int shared_init(shared_t *sh, const mcts_t *m, const gk_pos_t *root,
                        const mcts_limits_t *lim, double t0) {
     atomic_init(&sh->claimed, 0);
     atomic_init(&sh->stop, 0);
+    atomic_init(&sh->why, 0);
     sh->budget = lim->playouts ? lim->playouts : UINT64_MAX;
     sh->node_limit = lim->nodes ? lim->nodes + 1 : 0;
     sh->t0 = t0;
@@ -1157,14 +1166,23 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
     free(wks);
     out->seconds = gk_now_s() - t0;
     free(sh.sofar);
-    out->stopped_early = rc == 0 && ((lim.playouts && out->playouts < lim.playouts) ||
-                                     (m->mon.stop && atomic_load(m->mon.stop)));
+    int why = atomic_load(&sh.why);
+    if (!why) why = MCTS_STOP_PLAYOUTS; /* the only stop that sets no reason */
+    out->stop_reason = rc == 0 ? (uint8_t)why : MCTS_STOP_NONE;
+    out->stopped_early =
+        rc == 0 && (why == MCTS_STOP_DECIDED || why == MCTS_STOP_PROVEN || why == MCTS_STOP_SIGNAL);
     if (rc < 0) {
         out->best = GK_NO_ACTION;
         mcts_clear(m);
     }
     if (!pp->reuse) mcts_clear(m);
     return rc;
+}
+
+const char *mcts_stop_name(int why) {
+    static const char *const names[] = {"none",    "playouts", "time",  "nodes",
+                                        "decided", "proven",   "signal"};
+    return why >= 0 && why <= MCTS_STOP_SIGNAL ? names[why] : "none";
 }
 
 void mcts_set_monitor(mcts_t *m, const mcts_monitor_t *mon) {

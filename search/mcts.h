@@ -22,6 +22,15 @@
  *   position below the root is not searched further.  Early stop also ends a search
  *   whose root is lost or drawn, or whose most visited action can no longer be
  *   overtaken in the remaining budget.
+ * - Budgets and early stop: a search uses its whole budget (playouts, time, nodes,
+ *   whichever ends first) unless its choice cannot change any more.  With early_stop on it
+ *   ends as soon as the most visited root action cannot be overtaken by the playouts
+ *   left: under a playout limit those are counted exactly; under a time limit they are
+ *   estimated as 1.5 times the rate so far times the time left (the margin covers a rate
+ *   that rises during the search).  A proven root (see Solver) ends it too, with or
+ *   without early_stop.  The result says why it ended (stop_reason, MCTS_STOP_*) and
+ *   stopped_early is true exactly when it ended before its budget.  early_stop=off
+ *   spends the whole time allotment on every move (except on a proven root).
  * - Threads (OpenMP): in "tree" mode all threads share one tree; nodes come from one
  *   arena per search by atomic bump allocation, a node's children are allocated as one
  *   block and published last with a release store, statistics and virtual loss are C11
@@ -115,6 +124,24 @@ typedef struct mcts_limits {
 
 #define MCTS_MAX_PV 64
 
+/* Why a search ended (mcts_result_t.stop_reason).  The budget ran out: PLAYOUTS, TIME
+ * (time or clock share) or NODES (the node limit).  It ended early (stopped_early): DECIDED
+ * (early_stop: the most visited action cannot be overtaken in the budget left, or only one
+ * action is not lost), PROVEN (the root is proven and no faster win can exist) or SIGNAL
+ * (the monitor's stop flag).  NONE: no search ran. */
+enum {
+    MCTS_STOP_NONE = 0,
+    MCTS_STOP_PLAYOUTS,
+    MCTS_STOP_TIME,
+    MCTS_STOP_NODES,
+    MCTS_STOP_DECIDED,
+    MCTS_STOP_PROVEN,
+    MCTS_STOP_SIGNAL
+};
+/* The name of a MCTS_STOP_* ("playouts", "time", "nodes", "decided", "proven", "signal",
+ * "none"). */
+const char *mcts_stop_name(int why);
+
 /* Proof states, from the point of view of the side to move at the root. */
 enum { MCTS_UNPROVEN = 0, MCTS_PROVEN_WIN = 1, MCTS_PROVEN_LOSS = 2, MCTS_PROVEN_DRAW = 3 };
 
@@ -138,7 +165,8 @@ typedef struct mcts_result {
     uint8_t proof;          /* MCTS_UNPROVEN / _WIN / _LOSS / _DRAW for the side to move */
     uint16_t proof_actions; /* actions to the end of the game when proven */
     bool tree_full;         /* the arena filled up and the tree stopped growing */
-    bool stopped_early;     /* the budget was cut short: best action could not change, or proven */
+    bool stopped_early;     /* ended before its budget: DECIDED, PROVEN or SIGNAL below */
+    uint8_t stop_reason;    /* MCTS_STOP_*: why the search ended */
     int pv_len;
     gk_action_t pv[MCTS_MAX_PV]; /* principal variation from the root, most visited */
     int nchildren;               /* root children, sorted by visits, then value */
