@@ -88,61 +88,164 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     return 0;
 }
 
-static void print_json(const gk_pos_t *pos, const char *ptext, char pv[][GK_MOVE_TEXT_MAX],
-                       const mcts_result_t *res, int shown, const char *book) {
-    const gk_game_t *g = gk_game_of(pos);
+/* A complete move (the actions of one turn) found in a variation. */
+typedef struct amove {
+    gk_action_t seq[GK_MAX_TURN];
+    int n;
+    int policy; /* trailing actions not in the tree, chosen by the policy to end the turn */
+    char text[GK_MOVE_TEXT_MAX];
+} amove_t;
+
+/* Ends the turn of q (in the middle of it) with the policy's choices: a winning action,
+ * else the highest logit.  The search's tree did not reach that far. */
+static void end_turn(gk_pos_t *q, amove_t *mv, const ev_weights_t *w) {
+    gk_action_t acts[GK_MAX_ACTIONS];
+    float logits[GK_MAX_ACTIONS];
+    uint8_t outc[GK_MAX_ACTIONS];
+    while (q->in_turn != 0 && !gk_over(q) && mv->n < GK_MAX_TURN) {
+        int n = gk_gen(q, acts), b = 0;
+        if (n <= 0) break;
+        ev_policy_logits(w, q, acts, n, logits, outc);
+        for (int i = 1; i < n; i++)
+            if ((outc[i] == EV_CHILD_WIN) > (outc[b] == EV_CHILD_WIN) ||
+                ((outc[i] == EV_CHILD_WIN) == (outc[b] == EV_CHILD_WIN) && logits[i] > logits[b]))
+                b = i;
+        mv->seq[mv->n++] = acts[b];
+        mv->policy++;
+        gk_play(q, acts[b]);
+    }
+}
+
+/* Cuts the variation acts[0..n) from pos into complete moves out[0..cap): a move goes on
+ * while the same side is to move.  When w is not NULL a last move cut off in the middle of
+ * its turn is ended by the policy (end_turn); otherwise it stays as it is.  Returns the
+ * number of moves. */
+static int to_moves(const gk_pos_t *pos, const gk_action_t *acts, int n, const ev_weights_t *w,
+                    amove_t *out, int cap) {
+    gk_pos_t q = *pos;
+    int k = 0, i = 0;
+    while (i < n && k < cap && !gk_over(&q)) {
+        amove_t *mv = &out[k++];
+        gk_pos_t start = q;
+        mv->n = mv->policy = 0;
+        do {
+            mv->seq[mv->n++] = acts[i];
+            gk_play(&q, acts[i++]);
+        } while (i < n && q.in_turn != 0 && !gk_over(&q) && mv->n < GK_MAX_TURN);
+        if (w && i == n) end_turn(&q, mv, w);
+        if (gk_game_of(&start)->move_text(&start, mv->seq, mv->n, mv->text, sizeof mv->text) < 0)
+            snprintf(mv->text, sizeof mv->text, "?");
+    }
+    return k;
+}
+
+/* The variation of the i-th child of res (its own, or just its action past MCTS_MULTIPV) as
+ * complete moves.  Returns their number. */
+static int child_moves(const gk_pos_t *pos, const mcts_result_t *res, int i, const ev_weights_t *w,
+                       amove_t *out, int cap) {
+    if (i < res->npv && res->child_pv_len[i])
+        return to_moves(pos, res->child_pv[i], res->child_pv_len[i], w, out, cap);
+    return to_moves(pos, &res->children[i].action, 1, w, out, cap);
+}
+
+static void json_actions(const gk_pos_t *pos, const gk_action_t *acts, int n) {
+    gk_pos_t q = *pos;
     char buf[GK_MOVE_TEXT_MAX];
+    putchar('[');
+    for (int i = 0; i < n; i++) {
+        act_text(&q, acts[i], buf, sizeof buf);
+        if (i) putchar(',');
+        json_str(stdout, buf);
+        gk_play(&q, acts[i]);
+    }
+    putchar(']');
+}
+
+static void json_moves(const amove_t *mv, int n) {
+    putchar('[');
+    for (int i = 0; i < n; i++) {
+        if (i) putchar(',');
+        json_str(stdout, mv[i].text);
+    }
+    putchar(']');
+}
+
+/* The report's view of the result: the best move, the PV and the top children's lines as
+ * complete moves (heap: a few hundred kB). */
+typedef struct view {
+    amove_t pv[MCTS_MAX_PV];
+    int npv;
+    amove_t line[MCTS_CHILD_PV];
+} view_t;
+
+static void print_json(const gk_pos_t *pos, const char *ptext, view_t *v, const mcts_result_t *res,
+                       int shown, const char *book, const ev_weights_t *w) {
+    const gk_game_t *g = gk_game_of(pos);
     double rate = res->seconds > 0 ? (double)res->playouts / res->seconds : 0.0;
-    act_text(pos, res->best, buf, sizeof buf);
     printf("{\"game\":");
     json_str(stdout, g->name);
     printf(",\"position\":");
     json_str(stdout, ptext);
     printf(",\"best\":");
-    json_str(stdout, buf);
+    json_str(stdout, v->npv ? v->pv[0].text : "?");
+    printf(",\"best_actions\":");
+    json_actions(pos, v->pv[0].seq, v->npv ? v->pv[0].n : 0);
+    printf(",\"best_policy_actions\":%d", v->npv ? v->pv[0].policy : 0);
     printf(",\"value\":%.4f,\"playouts\":%llu,\"nodes\":%llu,\"reused\":%llu,"
            "\"seconds\":%.4f,\"playouts_per_s\":%.0f,\"depth_max\":%d,\"proof\":\"%s\","
            "\"proof_actions\":%d,\"tree_full\":%s,\"stopped_early\":%s,\"stop_reason\":\"%s\","
-           "\"pv\":[",
+           "\"pv\":",
            (double)res->value, (unsigned long long)res->playouts, (unsigned long long)res->nodes,
            (unsigned long long)res->reused, res->seconds, rate, res->depth_max,
            proof_name(res->proof), res->proof_actions, res->tree_full ? "true" : "false",
            res->stopped_early ? "true" : "false", mcts_stop_name(res->stop_reason));
-    for (int i = 0; i < res->pv_len; i++) {
-        if (i) putchar(',');
-        json_str(stdout, pv[i]);
-    }
-    printf("],\"moves\":[");
+    json_moves(v->pv, v->npv);
+    printf(",\"pv_actions\":");
+    json_actions(pos, res->pv, res->pv_len);
+    printf(",\"moves\":[");
     for (int i = 0; i < shown; i++) {
         const mcts_child_t *ch = &res->children[i];
-        act_text(pos, ch->action, buf, sizeof buf);
+        int nl = child_moves(pos, res, i, w, v->line, MCTS_CHILD_PV);
         printf("%s{\"move\":", i ? "," : "");
-        json_str(stdout, buf);
+        json_str(stdout, nl ? v->line[0].text : "?");
+        printf(",\"move_actions\":");
+        json_actions(pos, v->line[0].seq, nl ? v->line[0].n : 0);
         printf(",\"visits\":%u,\"value\":", ch->visits);
         if (ch->visits || ch->proof != MCTS_UNPROVEN)
             printf("%.4f", (double)ch->value);
         else
             printf("null");
-        printf(",\"prior\":%.4f,\"proof\":\"%s\",\"actions\":%d}", (double)ch->prior,
+        printf(",\"prior\":%.4f,\"proof\":\"%s\",\"actions\":%d,\"pv\":", (double)ch->prior,
                proof_name(ch->proof), ch->actions);
+        json_moves(v->line, nl);
+        putchar('}');
     }
     printf("]%s%s}\n", book ? ",\"book\":" : "", book ? book : "");
 }
 
-static void print_text(const gk_pos_t *pos, const char *ptext, char pv[][GK_MOVE_TEXT_MAX],
-                       const mcts_result_t *res, int shown, const char *book, const char *btext) {
+static void print_text(const gk_pos_t *pos, const char *ptext, view_t *v, const mcts_result_t *res,
+                       int shown, const char *book, const char *btext, const ev_weights_t *w) {
     char buf[GK_MOVE_TEXT_MAX];
     double rate = res->seconds > 0 ? (double)res->playouts / res->seconds : 0.0;
-    act_text(pos, res->best, buf, sizeof buf);
     printf("position  %s\n", ptext);
-    printf("best      %s\n", buf);
-    printf("value     %.3f (win probability of %s to move)\n", (double)res->value,
+    printf("best      %s", v->npv ? v->pv[0].text : "?");
+    if (v->npv && v->pv[0].policy)
+        printf("   (the last %d action%s by the policy: not searched)", v->pv[0].policy,
+               v->pv[0].policy == 1 ? "" : "s");
+    printf("\nvalue     %.3f (win probability of %s to move)\n", (double)res->value,
            pos->stm == GK_WHITE ? "White" : "Black");
     if (res->proof != MCTS_UNPROVEN)
         printf("proven    %s in %d action%s\n", proof_name(res->proof), res->proof_actions,
                res->proof_actions == 1 ? "" : "s");
     printf("pv       ");
-    for (int i = 0; i < res->pv_len; i++) printf(" %s", pv[i]);
+    for (int i = 0; i < v->npv; i++) printf(" %s", v->pv[i].text);
+    printf("\nactions  ");
+    gk_pos_t q = *pos;
+    for (int i = 0; i < res->pv_len; i++) {
+        act_text(&q, res->pv[i], buf, sizeof buf);
+        printf(" %s", buf);
+        gk_play(&q, res->pv[i]);
+    }
     printf("\nsearch    %llu playouts (%llu reused), %llu nodes, depth %d, %.3f s, %.0f "
            "playouts/s%s%s%s%s\n",
            (unsigned long long)res->playouts, (unsigned long long)res->reused,
@@ -150,17 +253,21 @@ static void print_text(const gk_pos_t *pos, const char *ptext, char pv[][GK_MOVE
            res->tree_full ? ", tree full" : "", res->stopped_early ? ", stopped early (" : "",
            res->stopped_early ? mcts_stop_name(res->stop_reason) : "",
            res->stopped_early ? ")" : "");
-    printf("%-24s %8s %7s %7s  %s\n", "move", "visits", "value", "prior", "proof");
+    printf("%-24s %8s %7s %7s  %-14s %s\n", "move", "visits", "value", "prior", "proof", "pv");
     for (int i = 0; i < shown; i++) {
         const mcts_child_t *ch = &res->children[i];
-        act_text(pos, ch->action, buf, sizeof buf);
-        printf("%-24s %8u ", buf, ch->visits);
+        int nl = child_moves(pos, res, i, w, v->line, MCTS_CHILD_PV);
+        printf("%-24s %8u ", nl ? v->line[0].text : "?", ch->visits);
         if (ch->visits || ch->proof != MCTS_UNPROVEN)
             printf("%7.3f", (double)ch->value);
         else
             printf("%7s", "-");
         printf(" %7.3f", (double)ch->prior);
-        if (ch->proof != MCTS_UNPROVEN) printf("  %s in %d", proof_name(ch->proof), ch->actions);
+        buf[0] = 0;
+        if (ch->proof != MCTS_UNPROVEN)
+            snprintf(buf, sizeof buf, "%s in %d", proof_name(ch->proof), ch->actions);
+        printf("  %-14s", buf);
+        for (int k = 0; k < nl && k < 8; k++) printf(" %s", v->line[k].text);
         putchar('\n');
     }
     if (book) printf("opening book %s:\n%s", book, btext);
@@ -191,19 +298,22 @@ static int analyse(const gk_pos_t *pos, const gk_hist_t *hist, const cli_search_
         gk_sb_free(&bsb);
         return CLI_FAIL;
     }
-    char ptext[GK_POS_TEXT_MAX], pv[MCTS_MAX_PV][GK_MOVE_TEXT_MAX];
+    char ptext[GK_POS_TEXT_MAX];
     if (gk_game_of(pos)->pos_to_text(pos, ptext, sizeof ptext) < 0)
         snprintf(ptext, sizeof ptext, "?");
-    gk_pos_t q = *pos;
-    for (int i = 0; i < res->pv_len; i++) {
-        act_text(&q, res->pv[i], pv[i], sizeof pv[i]);
-        gk_play(&q, res->pv[i]);
+    view_t *v = malloc(sizeof *v);
+    if (!v) {
+        cli_error("analyse", "out of memory");
+        gk_sb_free(&bsb);
+        return CLI_FAIL;
     }
+    v->npv = to_moves(pos, res->pv, res->pv_len, w, v->pv, MCTS_MAX_PV);
     int shown = res->nchildren < o->top ? res->nchildren : (int)o->top;
     if (o->json)
-        print_json(pos, ptext, pv, res, shown, o->book ? bsb.p : NULL);
+        print_json(pos, ptext, v, res, shown, o->book ? bsb.p : NULL, w);
     else
-        print_text(pos, ptext, pv, res, shown, o->book, bsb.p);
+        print_text(pos, ptext, v, res, shown, o->book, bsb.p, w);
+    free(v);
     gk_sb_free(&bsb);
     return CLI_OK;
 }

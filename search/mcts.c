@@ -684,6 +684,37 @@ static void init_worker(worker_t *wk, const mcts_t *m, arena_t *ar, const gk_pos
 
 /* ---- 5. results, reuse, parameters ---- */
 
+/* The variation from the root's child of action a into pv[0..cap): a, then the most visited
+ * child of each node while it was visited or is proven.  Root mode walks the tree where that
+ * child has the most visits.  Returns its length (0 when a is not a child). */
+static int walk_pv(arena_t *const *trees, int ntrees, uint32_t r0, gk_action_t a, gk_action_t *pv,
+                   int cap) {
+    const arena_t *at = NULL;
+    const node_t *x = NULL;
+    uint32_t bvis = 0;
+    for (int t = 0; t < ntrees; t++) {
+        const node_t *xt = &trees[t]->nodes[ntrees > 1 ? 1 : r0];
+        uint32_t ft = atomic_load(&xt->first);
+        for (int i = 0; ft && i < xt->nchild; i++) {
+            const node_t *c = &trees[t]->nodes[ft + i];
+            if (c->action == a && (!x || node_visits(c) > bvis))
+                at = trees[t], x = c, bvis = node_visits(c);
+        }
+    }
+    if (!x) return 0;
+    int n = 0;
+    pv[n++] = a;
+    while (n < cap) {
+        int b = best_child(at, x);
+        if (b < 0) break;
+        const node_t *c = &at->nodes[atomic_load(&x->first) + (uint32_t)b];
+        if (node_visits(c) == 0 && atomic_load(&c->proof) == 0) break;
+        pv[n++] = c->action;
+        x = c;
+    }
+    return n;
+}
+
 static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, const gk_pos_t *root,
                         int root_mover, mcts_result_t *out) {
     const arena_t *a0 = trees[0];
@@ -775,39 +806,19 @@ static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, cons
         out->value = out->children[0].value;
     else
         out->value = 0.5f;
-    /* Principal variation: best children down the tree with the most visits for the best
-     * action (tree 0 in tree mode). */
-    int bt = 0;
-    if (ntrees > 1) {
-        uint32_t bvis = 0;
-        for (int t = 0; t < ntrees; t++) {
-            const node_t *xt = &trees[t]->nodes[1];
-            uint32_t ft = atomic_load(&xt->first);
-            if (!ft) continue;
-            for (int i = 0; i < xt->nchild; i++)
-                if (trees[t]->nodes[ft + i].action == out->best &&
-                    node_visits(&trees[t]->nodes[ft + i]) > bvis)
-                    bvis = node_visits(&trees[t]->nodes[ft + i]), bt = t;
-        }
-    }
-    out->pv_len = 0;
-    const arena_t *at = trees[bt];
-    const node_t *x = &at->nodes[ntrees > 1 ? 1 : r0];
-    while (out->pv_len < MCTS_MAX_PV) {
-        int b;
-        if (out->pv_len == 0) {
-            uint32_t f = atomic_load(&x->first);
-            b = -1;
-            for (int i = 0; f && i < x->nchild; i++)
-                if (at->nodes[f + i].action == out->best) b = i;
+    /* Principal variations: from each of the first children, the most visited child of each
+     * node, in the tree where that child has the most visits (root mode). */
+    out->pv_len = walk_pv(trees, ntrees, r0, out->best, out->pv, MCTS_MAX_PV);
+    out->npv = n < MCTS_MULTIPV ? n : MCTS_MULTIPV;
+    for (int i = 0; i < out->npv; i++) {
+        if (out->children[i].action == out->best) {
+            int k = out->pv_len < MCTS_CHILD_PV ? out->pv_len : MCTS_CHILD_PV;
+            memcpy(out->child_pv[i], out->pv, sizeof(gk_action_t) * (size_t)k);
+            out->child_pv_len[i] = (uint8_t)k;
         } else {
-            b = best_child(at, x);
+            out->child_pv_len[i] = (uint8_t)walk_pv(trees, ntrees, r0, out->children[i].action,
+                                                    out->child_pv[i], MCTS_CHILD_PV);
         }
-        if (b < 0) break;
-        const node_t *c = &at->nodes[atomic_load(&x->first) + (uint32_t)b];
-        if (out->pv_len > 0 && node_visits(c) == 0 && atomic_load(&c->proof) == 0) break;
-        out->pv[out->pv_len++] = c->action;
-        x = c;
     }
 }
 

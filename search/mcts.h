@@ -122,7 +122,9 @@ typedef struct mcts_limits {
 } mcts_limits_t;
 #undef MCTS_FIELD_
 
-#define MCTS_MAX_PV 64
+#define MCTS_MAX_PV   64
+#define MCTS_MULTIPV  16 /* root children with their own variation in a result */
+#define MCTS_CHILD_PV 32 /* actions in each of those variations */
 
 /* Why a search ended (mcts_result_t.stop_reason).  The budget ran out: PLAYOUTS, TIME
  * (time or clock share) or NODES (the node limit).  It ended early (stopped_early): DECIDED
@@ -169,7 +171,13 @@ typedef struct mcts_result {
     uint8_t stop_reason;    /* MCTS_STOP_*: why the search ended */
     int pv_len;
     gk_action_t pv[MCTS_MAX_PV]; /* principal variation from the root, most visited */
-    int nchildren;               /* root children, sorted by visits, then value */
+    /* MultiPV: children[i] for i < npv has its own variation child_pv[i][0..child_pv_len[i]),
+     * starting with its action and going on as pv does (the most visited child of each node,
+     * as long as it was visited or is proven).  child_pv[0] is pv, cut to MCTS_CHILD_PV. */
+    int npv;
+    uint8_t child_pv_len[MCTS_MULTIPV];
+    gk_action_t child_pv[MCTS_MULTIPV][MCTS_CHILD_PV];
+    int nchildren; /* root children, sorted by visits, then value */
     mcts_child_t children[GK_MAX_ACTIONS];
 } mcts_result_t;
 

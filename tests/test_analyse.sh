@@ -52,6 +52,30 @@ grep -q '^proven    win in 1 action' "$T/w.txt" || bad "win in one not proven"
 "$GOUNKI" analyse --game gobs --time 0.2 --threads 2 > "$T/g.txt" 2>&1 || bad "gobs analyse failed"
 grep -q '^best' "$T/g.txt" || bad "gobs: no best move"
 
+# Gobs: the best move, the PV and the top moves are complete moves (a jump chain is one
+# move), the actions kept apart (issue 10.1: it answered b3:d5, one leg of b3:d5:f3).
+P='short 6bbb/9/9/9/1w7/2w1w1b2/1bb6/9/www6 b 0 - *'
+"$GOUNKI" analyse --position "$P" > "$T/c1.txt" || bad "gobs chain analyse failed"
+grep -q '^best      b3:d5:f3$' "$T/c1.txt" || bad "best is not the whole chain: $(grep '^best' "$T/c1.txt")"
+grep -q '^pv        b3:d5:f3' "$T/c1.txt" || bad "pv is not in moves: $(grep '^pv' "$T/c1.txt")"
+grep -q '^actions   b3:d5 d5:f3' "$T/c1.txt" || bad "no action-level pv: $(grep '^actions' "$T/c1.txt")"
+"$GOUNKI" analyse --position "$P" --json > "$T/c1.json" || bad "gobs chain --json failed"
+grep -q '"best":"b3:d5:f3","best_actions":\["b3:d5","d5:f3"\]' "$T/c1.json" ||
+    bad "JSON best is not the whole chain: $(head -c 200 "$T/c1.json")"
+grep -q '"pv":\["b3:d5:f3"\],"pv_actions":\["b3:d5","d5:f3"\]' "$T/c1.json" || bad "JSON pv not in moves"
+# Every listed move, played as typed, ends the turn: White is to move (or the game is over).
+sed -n 's/^\([^ ]*\) .*/\1/p' "$T/c1.txt" | sed -n '/^move$/,$p' | tail -n +2 > "$T/c1.moves"
+[ -s "$T/c1.moves" ] || bad "no top moves listed"
+while read -r mv; do
+    "$GOUNKI" show --position "$P" --moves "$mv" > "$T/c1.show" 2>&1 || bad "top move '$mv' does not play"
+    grep -qE 'to move: +white|over' "$T/c1.show" || bad "top move '$mv' is not a whole move"
+done < "$T/c1.moves"
+grep -q '"move":"c3:c5:a5","move_actions":\["c3:c5","c5:a5"\]' "$T/c1.json" ||
+    bad "JSON top move is not the whole chain"
+# play prints the engine's whole move and its PV in moves.
+echo quit | "$GOUNKI" play --position "$P" --human white --engine mcts:playouts=200 > "$T/c1.play" 2>&1
+grep -q 'Black plays b3:d5:f3 .*pv b3:d5:f3)' "$T/c1.play" || bad "play: $(grep plays "$T/c1.play")"
+
 # Errors.
 printf 'gkweights 1\ngame gounki\nscale 1\nbogus_feature 3\n' > "$T/badw.txt"
 expect_rc 2 "unknown option" -- "$GOUNKI" analyse --bogus
