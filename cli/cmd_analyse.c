@@ -1,4 +1,6 @@
 /* cli/cmd_analyse.c -- `gounki analyse`: search one position and report what the MCTS thinks. */
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,15 @@ static void usage(const cli_search_t *s) {
           "visits, value and prior.  Proven results (win/loss/draw in N actions) are "
           "shown.\n" CLI_POS_HELP "  --top K            actions listed (default 10)\n"
           "  --json             one JSON object on stdout instead of text\n"
-          "  --book FILE        also print the opening book's view of the position\n",
+          "  --book FILE        also print the opening book's view of the position\n"
+          "  --infinite         search until interrupted (^C, SIGTERM), proven, or --time ends;\n"
+          "                     --time inf says the same; info lines every second\n"
+          "  --info S           an info line on stderr every S seconds (playouts, playouts/s,\n"
+          "                     best, value, PV; JSON with --json; default 1 with --infinite,\n"
+          "                     else none)\n"
+          "SIGINT (^C) or SIGTERM stops the search and prints the answer so far.\n"
+          "Exit status: 0 answered (also after ^C), 1 bad data, 2 usage, 3 answered after "
+          "SIGTERM.\n",
           stdout);
     cli_search_help(stdout, s);
 }
@@ -48,7 +58,26 @@ static void act_text(const gk_pos_t *p, gk_action_t a, char *buf, size_t cap) {
     if (gk_game_of(p)->action_text(p, a, buf, cap) < 0) snprintf(buf, cap, "?");
 }
 
-enum { OPT_JSON = 0x2001, OPT_TOP, OPT_BOOK };
+enum { OPT_JSON = 0x2001, OPT_TOP, OPT_BOOK, OPT_INFINITE, OPT_INFO };
+enum { EXIT_SIGNAL = 3 };
+
+/* The one mutable global: the signal that stopped the search (a handler reaches nothing
+ * else); the search polls it between playouts through its monitor. */
+static _Atomic int stop_signal;
+
+static void on_signal(int sig) {
+    atomic_store(&stop_signal, sig);
+}
+
+/* SIGINT and SIGTERM stop the search (and the batch) instead of the program. */
+static void catch_signals(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 
 /* The book's view of pos (text, or JSON without its line end) into sb; a one-line error and
  * -1 when the book cannot be read. */
@@ -74,6 +103,8 @@ typedef struct own {
     int json;
     long top;
     const char *book; /* --book FILE */
+    int infinite;     /* --infinite (or --time inf) */
+    double info_s;    /* --info S: seconds between info lines (-1: not given) */
 } own_t;
 
 static int own_take(const char *cmd, void *state, int opt, const char *arg) {
@@ -85,6 +116,8 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
         o->book = arg;
         return 1;
     }
+    if (opt == OPT_INFINITE) return o->infinite = 1;
+    if (opt == OPT_INFO) return cli_parse_double(cmd, "--info", arg, 0, 3600, &o->info_s) ? -1 : 1;
     return 0;
 }
 
@@ -273,6 +306,44 @@ static void print_text(const gk_pos_t *pos, const char *ptext, view_t *v, const 
     if (book) printf("opening book %s:\n%s", book, btext);
 }
 
+/* What the info lines need: the position, the weights (to end a turn the tree did not
+ * reach) and room for the PV in moves. */
+typedef struct info_ctx {
+    const gk_pos_t *pos;
+    const ev_weights_t *w;
+    int json;
+    amove_t pv[MCTS_MAX_PV];
+} info_ctx_t;
+
+/* One info line on stderr with the search so far (called from the searching thread). */
+static void on_info(const mcts_result_t *r, void *ctx) {
+    info_ctx_t *c = ctx;
+    int n = to_moves(c->pos, r->pv, r->pv_len, c->w, c->pv, MCTS_MAX_PV);
+    double rate = r->seconds > 0 ? (double)r->playouts / r->seconds : 0.0;
+    if (c->json) {
+        fprintf(stderr,
+                "{\"info\":{\"seconds\":%.2f,\"playouts\":%llu,\"playouts_per_s\":%.0f,"
+                "\"nodes\":%llu,\"value\":%.4f,\"best\":",
+                r->seconds, (unsigned long long)r->playouts, rate, (unsigned long long)r->nodes,
+                (double)r->value);
+        json_str(stderr, n ? c->pv[0].text : "?");
+        fputs(",\"pv\":[", stderr);
+        for (int i = 0; i < n; i++) {
+            if (i) fputc(',', stderr);
+            json_str(stderr, c->pv[i].text);
+        }
+        fputs("]}}\n", stderr);
+    } else {
+        fprintf(stderr,
+                "info %.1f s, %llu playouts, %.0f playouts/s, %llu nodes, best %s, value %.3f, pv",
+                r->seconds, (unsigned long long)r->playouts, rate, (unsigned long long)r->nodes,
+                n ? c->pv[0].text : "?", (double)r->value);
+        for (int i = 0; i < n; i++) fprintf(stderr, " %s", c->pv[i].text);
+        fputc('\n', stderr);
+    }
+    fflush(stderr);
+}
+
 /* Searches pos and prints the report.  Returns an exit status. */
 static int analyse(const gk_pos_t *pos, const gk_hist_t *hist, const cli_search_t *s,
                    const own_t *o, mcts_result_t *res, ev_weights_t *w) {
@@ -291,8 +362,28 @@ static int analyse(const gk_pos_t *pos, const gk_hist_t *hist, const cli_search_
         gk_sb_free(&bsb);
         return CLI_FAIL;
     }
-    rc = mcts_search(m, pos, hist, &s->cfg.l, res);
+    info_ctx_t *ic = malloc(sizeof *ic);
+    if (!ic) {
+        cli_error("analyse", "out of memory");
+        mcts_free(m);
+        gk_sb_free(&bsb);
+        return CLI_FAIL;
+    }
+    *ic = (info_ctx_t){.pos = pos, .w = w, .json = o->json};
+    double every = o->info_s >= 0 ? o->info_s : o->infinite ? 1.0 : 0.0;
+    mcts_set_monitor(m, &(mcts_monitor_t){.stop = &stop_signal,
+                                          .info = every > 0 ? on_info : NULL,
+                                          .ctx = ic,
+                                          .interval_s = every});
+    mcts_limits_t lim = s->cfg.l;
+    if (o->infinite) {
+        lim.playouts = (uint64_t)1e15; /* the table's largest budget: until stopped */
+        if (!mcts_config_isset(&s->cfg, "early_stop")) lim.early_stop = 0;
+    }
+    catch_signals();
+    rc = mcts_search(m, pos, hist, &lim, res);
     mcts_free(m);
+    free(ic);
     if (rc < 0) {
         cli_error("analyse", "the side to move has no legal action");
         gk_sb_free(&bsb);
@@ -315,32 +406,53 @@ static int analyse(const gk_pos_t *pos, const gk_hist_t *hist, const cli_search_
         print_text(pos, ptext, v, res, shown, o->book, bsb.p, w);
     free(v);
     gk_sb_free(&bsb);
-    return CLI_OK;
+    fflush(stdout);
+    /* Interrupted with ^C: the answer so far is the answer.  SIGTERM: answered, but stopped. */
+    return atomic_load(&stop_signal) == SIGTERM ? EXIT_SIGNAL : CLI_OK;
 }
 
 int cmd_analyse(int argc, char **argv) {
-    static const struct option own_opts[] = {{"json", no_argument, 0, OPT_JSON},
-                                             {"top", required_argument, 0, OPT_TOP},
-                                             {"book", required_argument, 0, OPT_BOOK},
-                                             {0, 0, 0, 0}};
+    static const struct option own_opts[] = {
+        {"json", no_argument, 0, OPT_JSON},       {"top", required_argument, 0, OPT_TOP},
+        {"book", required_argument, 0, OPT_BOOK}, {"infinite", no_argument, 0, OPT_INFINITE},
+        {"info", required_argument, 0, OPT_INFO}, {0, 0, 0, 0}};
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
     cli_search_t *s = malloc(sizeof *s);
     gk_hist_t *hist = malloc(sizeof *hist);
     mcts_result_t *res = malloc(sizeof *res);
     ev_weights_t *w = malloc(sizeof *w);
-    own_t o = {0, 10, NULL};
+    own_t o = {0, 10, NULL, 0, -1};
     int rc = CLI_FAIL, first;
-    if (!s || !hist || !res || !w) {
+    /* `--time inf` is --infinite (the search parameter itself takes only numbers). */
+    char **av = malloc(sizeof *av * (size_t)(argc + 1));
+    if (av) {
+        int k = 0;
+        for (int i = 0; i < argc; i++) {
+            if (!strcmp(argv[i], "--time=inf") ||
+                (!strcmp(argv[i], "--time") && i + 1 < argc && !strcmp(argv[i + 1], "inf")))
+                av[k++] = "--infinite", i += argv[i][6] == 0;
+            else
+                av[k++] = argv[i];
+        }
+        av[k] = NULL;
+        argc = k;
+    }
+    if (!s || !hist || !res || !w || !av) {
         cli_error("analyse", "out of memory");
         goto done;
     }
     cli_search_init(s, NULL, NULL, CLI_SEARCH_WEIGHTS | CLI_SEARCH_FLAGS);
     const cli_group_t groups[] = {
         cli_pos_group(&po), cli_search_group(s), {own_opts, own_take, &o}};
-    rc = cli_getopt("analyse", argc, argv, groups, 3, 0, &first);
+    rc = cli_getopt("analyse", argc, av, groups, 3, 0, &first);
     if (rc == CLI_HELP) usage(s);
     if (rc) goto done;
+    if (o.infinite && mcts_config_isset(&s->cfg, "playouts")) {
+        cli_error("analyse", "--infinite (--time inf) has no playout limit: drop --playouts");
+        rc = CLI_USAGE;
+        goto done;
+    }
     cli_search_finish(s);
     gk_pos_t pos;
     if ((rc = cli_load_position("analyse", &po, &pos, hist))) goto done;
@@ -352,6 +464,7 @@ int cmd_analyse(int argc, char **argv) {
     }
     rc = analyse(&pos, hist, s, &o, res, w);
 done:
+    free(av);
     free(w);
     free(res);
     free(hist);

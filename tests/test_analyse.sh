@@ -76,6 +76,40 @@ grep -q '"move":"c3:c5:a5","move_actions":\["c3:c5","c5:a5"\]' "$T/c1.json" ||
 echo quit | "$GOUNKI" play --position "$P" --human white --engine mcts:playouts=200 > "$T/c1.play" 2>&1
 grep -q 'Black plays b3:d5:f3 .*pv b3:d5:f3)' "$T/c1.play" || bad "play: $(grep plays "$T/c1.play")"
 
+# --infinite runs until interrupted: info lines every second on stderr, then the answer so
+# far on SIGINT (exit 0) or SIGTERM (exit 3), in text and JSON (issue 10.12).
+interrupt() { # interrupt SIGNAL OUT -- analyse arguments...
+    local sig=$1 out=$2
+    shift 3
+    "$GOUNKI" analyse "$@" > "$T/$out.out" 2> "$T/$out.err" &
+    local pid=$!
+    sleep 1.6
+    kill -"$sig" "$pid"
+    wait "$pid"
+}
+interrupt INT inf -- --infinite
+rc=$?
+[ "$rc" = 0 ] || bad "--infinite after SIGINT: exit $rc"
+grep -qE '^info [0-9.]+ s, [0-9]+ playouts, [0-9]+ playouts/s, [0-9]+ nodes, best .*, value 0?[.0-9]+, pv ' "$T/inf.err" ||
+    bad "--infinite: no info line: $(head -3 "$T/inf.err")"
+grep -q '^best      ' "$T/inf.out" || bad "--infinite: no answer after SIGINT"
+grep -q 'stopped early (signal)' "$T/inf.out" || bad "--infinite: not said to be interrupted"
+interrupt INT infj -- --time inf --json
+rc=$?
+[ "$rc" = 0 ] || bad "--time inf --json after SIGINT: exit $rc"
+[ "$(wc -l < "$T/infj.out")" = 1 ] || bad "--time inf --json: not one line"
+grep -q '"stopped_early":true,"stop_reason":"signal"' "$T/infj.out" || bad "--json: no signal stop"
+grep -q '^{"info":{"seconds":' "$T/infj.err" || bad "--json: no JSON info line"
+interrupt TERM term -- --infinite
+rc=$?
+[ "$rc" = 3 ] || bad "--infinite after SIGTERM: exit $rc, expected 3"
+grep -q '^best      ' "$T/term.out" || bad "--infinite: no answer after SIGTERM"
+# A huge playout budget is interrupted the same way.
+interrupt INT huge -- --playouts 1000000000
+rc=$?
+[ "$rc" = 0 ] && grep -q 'stopped early (signal)' "$T/huge.out" || bad "--playouts 1e9: not interrupted"
+expect_rc 2 "--infinite with --playouts" -- "$GOUNKI" analyse --infinite --playouts 100
+
 # Errors.
 printf 'gkweights 1\ngame gounki\nscale 1\nbogus_feature 3\n' > "$T/badw.txt"
 expect_rc 2 "unknown option" -- "$GOUNKI" analyse --bogus
