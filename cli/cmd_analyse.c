@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/files.h"
 #include "../common/strbuf.h"
 #include "../data/book.h"
 #include "../eval/eval.h"
+#include "../games/record.h"
 #include "../search/mcts.h"
 #include "cli.h"
 
@@ -29,7 +31,15 @@ static void usage(const cli_search_t *s) {
           "  --info S           an info line on stderr every S seconds (playouts, playouts/s,\n"
           "                     best, value, PV; JSON with --json; default 1 with --infinite,\n"
           "                     else none)\n"
-          "SIGINT (^C) or SIGTERM stops the search and prints the answer so far.\n"
+          "  --record FILE      annotate a game record: each move's win probability before and\n"
+          "                     after, the engine's move where it differs, ? and ?? marks;\n"
+          "                     written as a record (gounki replay reads it) or JSON\n"
+          "  --mistake X        a win-probability drop of X or more is marked ? (default 0.10)\n"
+          "  --blunder X        a drop of X or more is marked ?? (default 0.20)\n"
+          "  --positions FILE   search each position of FILE (one position string a line, #\n"
+          "                     comments, blank lines skipped): one JSON line each\n"
+          "SIGINT (^C) or SIGTERM stops the search and prints the answer so far (a batch:\n"
+          "what is done, exit 3).\n"
           "Exit status: 0 answered (also after ^C), 1 bad data, 2 usage, 3 answered after "
           "SIGTERM.\n",
           stdout);
@@ -58,7 +68,17 @@ static void act_text(const gk_pos_t *p, gk_action_t a, char *buf, size_t cap) {
     if (gk_game_of(p)->action_text(p, a, buf, cap) < 0) snprintf(buf, cap, "?");
 }
 
-enum { OPT_JSON = 0x2001, OPT_TOP, OPT_BOOK, OPT_INFINITE, OPT_INFO };
+enum {
+    OPT_JSON = 0x2001,
+    OPT_TOP,
+    OPT_BOOK,
+    OPT_INFINITE,
+    OPT_INFO,
+    OPT_RECORD,
+    OPT_POSITIONS,
+    OPT_MISTAKE,
+    OPT_BLUNDER
+};
 enum { EXIT_SIGNAL = 3 };
 
 /* The one mutable global: the signal that stopped the search (a handler reaches nothing
@@ -102,9 +122,12 @@ static int book_view(const char *path, const gk_pos_t *pos, bool json, gk_sb_t *
 typedef struct own {
     int json;
     long top;
-    const char *book; /* --book FILE */
-    int infinite;     /* --infinite (or --time inf) */
-    double info_s;    /* --info S: seconds between info lines (-1: not given) */
+    const char *book;        /* --book FILE */
+    int infinite;            /* --infinite (or --time inf) */
+    double info_s;           /* --info S: seconds between info lines (-1: not given) */
+    const char *record;      /* --record FILE: annotate a game */
+    const char *positions;   /* --positions FILE: one position per line */
+    double mistake, blunder; /* win-probability drops marked ? and ?? */
 } own_t;
 
 static int own_take(const char *cmd, void *state, int opt, const char *arg) {
@@ -117,6 +140,12 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
         return 1;
     }
     if (opt == OPT_INFINITE) return o->infinite = 1;
+    if (opt == OPT_RECORD) return o->record = arg, 1;
+    if (opt == OPT_POSITIONS) return o->positions = arg, 1;
+    if (opt == OPT_MISTAKE)
+        return cli_parse_double(cmd, "--mistake", arg, 0, 1, &o->mistake) ? -1 : 1;
+    if (opt == OPT_BLUNDER)
+        return cli_parse_double(cmd, "--blunder", arg, 0, 1, &o->blunder) ? -1 : 1;
     if (opt == OPT_INFO) return cli_parse_double(cmd, "--info", arg, 0, 3600, &o->info_s) ? -1 : 1;
     return 0;
 }
@@ -411,18 +440,301 @@ static int analyse(const gk_pos_t *pos, const gk_hist_t *hist, const cli_search_
     return atomic_load(&stop_signal) == SIGTERM ? EXIT_SIGNAL : CLI_OK;
 }
 
+/* ---- batches: a game record, a file of positions ---- */
+
+/* The search object of a batch: no info lines, a signal stops the search and the batch. */
+static mcts_t *batch_search(const cli_search_t *s, const ev_weights_t *w) {
+    mcts_t *m = mcts_new(&s->cfg.p, w);
+    if (!m) {
+        cli_error("analyse", "cannot create the search (out of memory for tree_mb=%d?)",
+                  s->cfg.p.tree_mb);
+        return NULL;
+    }
+    mcts_set_monitor(m, &(mcts_monitor_t){.stop = &stop_signal});
+    catch_signals();
+    return m;
+}
+
+/* What the analysis says of one move of a record. */
+typedef struct ply_note {
+    int searched;  /* the position before it was searched */
+    float before;  /* the mover's win probability before the move (the search's value) */
+    float after;   /* after it: 1 - the next search's value, or the game's result */
+    int has_after; /* after is known */
+    amove_t best;  /* the engine's preferred move */
+    int differs;   /* best is not the move played */
+    char glyph[3]; /* "?", "??" or "" */
+    char note[2 * GK_MOVE_TEXT_MAX];
+} ply_note_t;
+
+static float result_for(const gk_pos_t *p, int side) {
+    if (p->result == GK_DRAW) return 0.5f;
+    return (p->result == GK_WIN_WHITE) == (side == GK_WHITE) ? 1.0f : 0.0f;
+}
+
+/* Searches every position of rec before a move (and the last one) into nt[0..nmoves).
+ * Returns the number of moves whose position was searched, or -1 (reported). */
+static int record_search(const gk_record_t *rec, mcts_t *m, const mcts_limits_t *lim,
+                         const ev_weights_t *w, mcts_result_t *res, ply_note_t *nt) {
+    gk_hist_t *h = malloc(sizeof *h);
+    if (!h) {
+        cli_error("analyse", "out of memory");
+        return -1;
+    }
+    gk_pos_t pos = rec->start;
+    gk_hist_init(h, &pos);
+    int done = 0;
+    for (int i = 0; i <= rec->nmoves && !gk_over(&pos) && !atomic_load(&stop_signal); i++) {
+        if (mcts_search(m, &pos, h, lim, res) < 0) break;
+        if (i > 0) nt[i - 1].after = 1.0f - res->value, nt[i - 1].has_after = 1;
+        if (i == rec->nmoves) break;
+        ply_note_t *n = &nt[i];
+        n->searched = 1, n->before = res->value, done = i + 1;
+        if (to_moves(&pos, res->pv, res->pv_len, w, &n->best, 1) < 1) n->best.n = 0;
+        const gk_action_t *seq = rec->actions + rec->move_start[i];
+        int len = rec->move_start[i + 1] - rec->move_start[i];
+        n->differs = n->best.n != len || memcmp(n->best.seq, seq, sizeof *seq * (size_t)len);
+        int mover = pos.stm;
+        for (int k = 0; k < len; k++) gk_play(&pos, seq[k]);
+        gk_hist_push(h, &pos);
+        gk_hist_check_repetition(h, &pos);
+        if (gk_over(&pos)) n->after = result_for(&pos, mover), n->has_after = 1;
+    }
+    free(h);
+    return done;
+}
+
+/* The marks and comments of the moves searched. */
+static void record_marks(const gk_record_t *rec, const own_t *o, ply_note_t *nt, int done) {
+    for (int i = 0; i < done; i++) {
+        ply_note_t *n = &nt[i];
+        double drop = n->has_after ? (double)(n->before - n->after) : 0.0;
+        const char *kind = "";
+        if (n->has_after && drop >= o->blunder)
+            snprintf(n->glyph, sizeof n->glyph, "??"), kind = ", blunder";
+        else if (n->has_after && drop >= o->mistake)
+            snprintf(n->glyph, sizeof n->glyph, "?"), kind = ", mistake";
+        int k = snprintf(n->note, sizeof n->note, "%.1f%%", 100.0 * n->before);
+        if (n->has_after)
+            k += snprintf(n->note + k, sizeof n->note - (size_t)k, " -> %.1f%%%s", 100.0 * n->after,
+                          kind);
+        if (n->differs && n->best.n)
+            snprintf(n->note + k, sizeof n->note - (size_t)k, "; best %s", n->best.text);
+    }
+    (void)rec;
+}
+
+static void record_json(const gk_record_t *rec, const own_t *o, const ply_note_t *nt, int done,
+                        const char *path) {
+    printf("{\"record\":");
+    json_str(stdout, path);
+    printf(",\"game\":");
+    json_str(stdout, gk_game_of(&rec->start)->name);
+    printf(",\"mistake\":%.3f,\"blunder\":%.3f,\"analysed\":%d,\"moves\":%d,\"plies\":[",
+           o->mistake, o->blunder, done, rec->nmoves);
+    gk_pos_t pos = rec->start;
+    char mt[GK_MOVE_TEXT_MAX];
+    for (int i = 0; i < done; i++) {
+        const ply_note_t *n = &nt[i];
+        const gk_action_t *seq = rec->actions + rec->move_start[i];
+        int len = rec->move_start[i + 1] - rec->move_start[i];
+        if (gk_game_of(&pos)->move_text(&pos, seq, len, mt, sizeof mt) < 0)
+            snprintf(mt, sizeof mt, "?");
+        printf("%s{\"ply\":%d,\"side\":\"%s\",\"move\":", i ? "," : "", pos.ply + 1,
+               pos.stm == GK_WHITE ? "white" : "black");
+        json_str(stdout, mt);
+        printf(",\"before\":%.4f,\"after\":", (double)n->before);
+        if (n->has_after)
+            printf("%.4f,\"drop\":%.4f", (double)n->after, (double)(n->before - n->after));
+        else
+            printf("null,\"drop\":null");
+        printf(",\"mark\":\"%s\",\"best\":", n->glyph);
+        json_str(stdout, n->best.n ? n->best.text : "?");
+        printf(",\"best_actions\":");
+        json_actions(&pos, n->best.seq, n->best.n);
+        printf(",\"differs\":%s}", n->differs ? "true" : "false");
+        for (int k = 0; k < len; k++) gk_play(&pos, seq[k]);
+    }
+    printf("]}\n");
+}
+
+typedef struct record_ctx {
+    const cli_search_t *s;
+    const own_t *o;
+    mcts_result_t *res;
+    ev_weights_t *w;
+    int rc;
+} record_ctx_t;
+
+/* One record of the file: searched, marked and written (a record, or one JSON line). */
+static int annotate_one(void *ctx, const gk_record_t *rec, int index, const char *why) {
+    record_ctx_t *c = ctx;
+    (void)index;
+    if (why) return 1; /* reported by the caller, with the reason */
+    ply_note_t *nt = calloc((size_t)rec->nmoves + 1, sizeof *nt);
+    const char **gl = calloc((size_t)rec->nmoves + 1, sizeof *gl);
+    const char **no = calloc((size_t)rec->nmoves + 1, sizeof *no);
+    mcts_t *m = NULL;
+    int rc = CLI_FAIL;
+    if (!nt || !gl || !no) {
+        cli_error("analyse", "out of memory");
+    } else if (!(rc = cli_load_weights("analyse", "--weights", c->s->weights, rec->start.game,
+                                       c->w)) &&
+               (m = batch_search(c->s, c->w))) {
+        int done = record_search(rec, m, &c->s->cfg.l, c->w, c->res, nt);
+        rc = CLI_FAIL;
+        if (done >= 0) {
+            record_marks(rec, c->o, nt, done);
+            for (int i = 0; i < done; i++) gl[i] = nt[i].glyph, no[i] = nt[i].note;
+            char ann[128];
+            snprintf(ann, sizeof ann, "gounki analyse (mistake %.2f, blunder %.2f)", c->o->mistake,
+                     c->o->blunder);
+            gk_record_t tagged = *rec; /* a shallow copy: only its tags change, nothing is freed */
+            rc = CLI_OK;
+            if (c->o->json) {
+                record_json(rec, c->o, nt, done, c->o->record);
+            } else if (gk_record_set_tag(&tagged, "Annotator", ann) < 0 ||
+                       (index && putchar('\n') == EOF) ||
+                       gk_record_write_notes(&tagged, stdout, gl, no) < 0) {
+                cli_error("analyse", "writing the annotated record failed");
+                rc = CLI_FAIL;
+            }
+        }
+    } else if (!rc) {
+        rc = CLI_FAIL;
+    }
+    mcts_free(m);
+    free(no);
+    free(gl);
+    free(nt);
+    fflush(stdout);
+    c->rc = rc;
+    return rc || atomic_load(&stop_signal);
+}
+
+/* `--record FILE`: every move of each game record of FILE with the win probability before
+ * and after it, the engine's move where it differs, and marks, as records (or JSON lines). */
+static int analyse_record(const cli_pos_opts_t *po, const cli_search_t *s, const own_t *o,
+                          mcts_result_t *res, ev_weights_t *w) {
+    gk_rules_t rules;
+    int rc = cli_rules("analyse", po, &rules);
+    if (rc) return rc;
+    char *text, err[512];
+    size_t len;
+    if (gk_read_file(o->record, (size_t)64 << 20, &text, &len, err, sizeof err)) {
+        cli_error("analyse", "--record: %s", err);
+        return CLI_FAIL;
+    }
+    record_ctx_t c = {s, o, res, w, CLI_OK};
+    int n = gk_record_read_all(text, len, &rules, annotate_one, &c, err, sizeof err);
+    free(text);
+    if (n < 0) {
+        cli_error("analyse", "--record %s: %s", o->record, err);
+        return CLI_FAIL;
+    }
+    if (n == 0) {
+        cli_error("analyse", "--record %s: no game record in the file", o->record);
+        return CLI_FAIL;
+    }
+    if (c.rc) return c.rc;
+    return atomic_load(&stop_signal) ? EXIT_SIGNAL : CLI_OK;
+}
+
+/* Reads one position string of any game (the string names its rule set). */
+static int any_position(const char *text, uint16_t max_plies, gk_pos_t *pos, char *err,
+                        size_t cap) {
+    for (int g = 0; g < GK_NGAMES; g++)
+        if (gk_game_by_id(g)->pos_from_text(pos, text, max_plies, err, cap) == 0) {
+            if (!gk_over(pos)) return 0;
+            snprintf(err, cap, "the game is over (%s)", gk_result_text((gk_result_t)pos->result));
+            return -1;
+        }
+    gk_game_by_id(GK_GAME_GOUNKI)->pos_from_text(pos, text, max_plies, err, cap);
+    return -1;
+}
+
+/* The next line of text[*at..len) without its end and surrounding blanks; NULL at the end. */
+static char *next_line(char *text, size_t len, size_t *at) {
+    if (*at >= len) return NULL;
+    char *l = text + *at, *e = memchr(l, '\n', len - *at);
+    size_t n = e ? (size_t)(e - l) : len - *at;
+    *at += n + 1;
+    l[n] = 0;
+    while (*l == ' ' || *l == '\t') l++;
+    n = strlen(l);
+    while (n && (l[n - 1] == ' ' || l[n - 1] == '\t' || l[n - 1] == '\r')) l[--n] = 0;
+    return l;
+}
+
+/* `--positions FILE`: each position (one a line, `#` comments) searched, one JSON line each.
+ * Every line is read before the first search, so a bad line costs nothing. */
+static int analyse_positions(const cli_pos_opts_t *po, const cli_search_t *s, const own_t *o,
+                             mcts_result_t *res, ev_weights_t *w) {
+    char *text, err[512];
+    size_t len, at = 0;
+    if (gk_read_file(o->positions, (size_t)64 << 20, &text, &len, err, sizeof err)) {
+        cli_error("analyse", "--positions: %s", err);
+        return CLI_FAIL;
+    }
+    char *copy = malloc(len + 1);
+    if (!copy) {
+        cli_error("analyse", "out of memory");
+        free(text);
+        return CLI_FAIL;
+    }
+    memcpy(copy, text, len);
+    gk_pos_t pos;
+    int lineno = 0, count = 0, rc = CLI_OK;
+    for (char *l; (l = next_line(text, len, &at)) != NULL;) {
+        lineno++;
+        if (!*l || *l == '#') continue;
+        if (any_position(l, (uint16_t)po->max_plies, &pos, err, sizeof err) < 0) {
+            cli_error("analyse", "--positions %s line %d: %s", o->positions, lineno, err);
+            free(text);
+            free(copy);
+            return CLI_FAIL;
+        }
+        count++;
+    }
+    free(text);
+    text = copy; /* the second pass reads the copy made before the first cut it into lines */
+    if (!count) {
+        cli_error("analyse", "--positions %s: no position in the file", o->positions);
+        free(text);
+        return CLI_FAIL;
+    }
+    own_t one = *o;
+    one.json = 1;
+    at = 0;
+    for (char *l; (l = next_line(text, len, &at)) != NULL && !atomic_load(&stop_signal);) {
+        if (!*l || *l == '#') continue;
+        any_position(l, (uint16_t)po->max_plies, &pos, err, sizeof err);
+        gk_hist_t h;
+        gk_hist_init(&h, &pos);
+        if ((rc = analyse(&pos, &h, s, &one, res, w)) && rc != EXIT_SIGNAL) break;
+    }
+    free(text);
+    return atomic_load(&stop_signal) ? EXIT_SIGNAL : rc;
+}
+
 int cmd_analyse(int argc, char **argv) {
-    static const struct option own_opts[] = {
-        {"json", no_argument, 0, OPT_JSON},       {"top", required_argument, 0, OPT_TOP},
-        {"book", required_argument, 0, OPT_BOOK}, {"infinite", no_argument, 0, OPT_INFINITE},
-        {"info", required_argument, 0, OPT_INFO}, {0, 0, 0, 0}};
+    static const struct option own_opts[] = {{"json", no_argument, 0, OPT_JSON},
+                                             {"top", required_argument, 0, OPT_TOP},
+                                             {"book", required_argument, 0, OPT_BOOK},
+                                             {"infinite", no_argument, 0, OPT_INFINITE},
+                                             {"info", required_argument, 0, OPT_INFO},
+                                             {"record", required_argument, 0, OPT_RECORD},
+                                             {"positions", required_argument, 0, OPT_POSITIONS},
+                                             {"mistake", required_argument, 0, OPT_MISTAKE},
+                                             {"blunder", required_argument, 0, OPT_BLUNDER},
+                                             {0, 0, 0, 0}};
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
     cli_search_t *s = malloc(sizeof *s);
     gk_hist_t *hist = malloc(sizeof *hist);
     mcts_result_t *res = malloc(sizeof *res);
     ev_weights_t *w = malloc(sizeof *w);
-    own_t o = {0, 10, NULL, 0, -1};
+    own_t o = {0, 10, NULL, 0, -1, NULL, NULL, 0.10, 0.20};
     int rc = CLI_FAIL, first;
     /* `--time inf` is --infinite (the search parameter itself takes only numbers). */
     char **av = malloc(sizeof *av * (size_t)(argc + 1));
@@ -454,6 +766,17 @@ int cmd_analyse(int argc, char **argv) {
         goto done;
     }
     cli_search_finish(s);
+    if (o.record || o.positions) {
+        if ((o.record && o.positions) || o.infinite || po.position || po.moves || o.book) {
+            cli_error("analyse", "--record and --positions go alone (no --positions with --record, "
+                                 "--infinite, --position, --moves or --book)");
+            rc = CLI_USAGE;
+        } else {
+            rc = o.record ? analyse_record(&po, s, &o, res, w)
+                          : analyse_positions(&po, s, &o, res, w);
+        }
+        goto done;
+    }
     gk_pos_t pos;
     if ((rc = cli_load_position("analyse", &po, &pos, hist))) goto done;
     if (gk_over(&pos)) {

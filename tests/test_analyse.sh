@@ -110,6 +110,40 @@ rc=$?
 [ "$rc" = 0 ] && grep -q 'stopped early (signal)' "$T/huge.out" || bad "--playouts 1e9: not interrupted"
 expect_rc 2 "--infinite with --playouts" -- "$GOUNKI" analyse --infinite --playouts 100
 
+# --record: a game annotated move by move, written back as a record replay reads (with ?/??
+# marks and comments), or as JSON; a bad record is a one-line error naming the line.
+"$GOUNKI" match --a mcts:playouts=50 --b random --games 2 --openings none --pgn "$T/m.txt" --quiet > /dev/null ||
+    bad "match for a record failed"
+awk 'BEGIN{RS="";ORS="\n\n"} NR<=2' "$T/m.txt" > "$T/g1.txt"
+"$GOUNKI" analyse --record "$T/g1.txt" --playouts 200 --blunder 0.15 > "$T/ann.txt" || bad "--record failed"
+grep -q '^\[Annotator "gounki analyse (mistake 0.10, blunder 0.15)"\]' "$T/ann.txt" || bad "--record: no Annotator tag"
+grep -qE '^1\. [^ ]+ \{[0-9.]+% -> [0-9.]+%' "$T/ann.txt" || bad "--record: no before/after comment: $(sed -n 10p "$T/ann.txt")"
+grep -qE '\?\? \{[0-9.]+% -> [0-9.]+%, blunder; best ' "$T/ann.txt" || bad "--record: the random side made no blunder?"
+"$GOUNKI" replay "$T/ann.txt" > "$T/rep1.txt" 2>&1 || bad "replay cannot read the annotated record: $(tail -1 "$T/rep1.txt")"
+"$GOUNKI" replay "$T/g1.txt" > "$T/rep0.txt" 2>&1
+[ "$(tail -1 "$T/rep0.txt")" = "$(tail -1 "$T/rep1.txt")" ] || bad "the annotated record replays differently"
+"$GOUNKI" analyse --record "$T/g1.txt" --playouts 200 --json > "$T/ann.json" || bad "--record --json failed"
+[ "$(wc -l < "$T/ann.json")" = 1 ] || bad "--record --json is not one line"
+grep -qE '"plies":\[\{"ply":1,"side":"white","move":"[^"]+","before":[0-9.]+,"after":[0-9.]+,"drop":-?[0-9.]+,"mark":"","best":' "$T/ann.json" ||
+    bad "--record --json: $(head -c 300 "$T/ann.json")"
+grep -q '"mark":"??"' "$T/ann.json" || bad "--record --json: no blunder marked"
+printf '1. c2-d3 f7-e6\n2. zz-zz\n' > "$T/badr.txt"
+expect_rc 1 "bad record" -- "$GOUNKI" analyse --record "$T/badr.txt"
+grep -q 'line 2' "$T/err" || bad "bad record error does not name the line: $(cat "$T/err")"
+expect_rc 2 "--record with --position" -- "$GOUNKI" analyse --record "$T/g1.txt" --position "$P"
+expect_rc 2 "--blunder out of range" -- "$GOUNKI" analyse --record "$T/g1.txt" --blunder 2
+
+# --positions: a file of positions (comments, blank lines, either game), one JSON line each.
+printf '# two games\nrsrsrsrs/srsrsrsr/8/8/8/8/RSRSRSRS/SRSRSRSR w 0\n\n  %s  \n' "$P" > "$T/pos.txt"
+"$GOUNKI" analyse --positions "$T/pos.txt" --playouts 100 > "$T/pos.out" || bad "--positions failed"
+[ "$(wc -l < "$T/pos.out")" = 2 ] || bad "--positions: $(wc -l < "$T/pos.out") lines, expected 2"
+sed -n 1p "$T/pos.out" | grep -q '^{"game":"gounki",' || bad "--positions: line 1 is not the Gounki start"
+sed -n 2p "$T/pos.out" | grep -q '"best":"b3:d5:f3"' || bad "--positions: line 2 misses the chain"
+printf 'rsrsrsrs/srsrsrsr/8/8/8/8/RSRSRSRS/SRSRSRSR w 0\n# ok\nnot a position\n' > "$T/badp.txt"
+expect_rc 1 "bad position line" -- "$GOUNKI" analyse --positions "$T/badp.txt" --playouts 50
+grep -q 'badp.txt line 3: ' "$T/err" || bad "bad --positions line not named: $(cat "$T/err")"
+[ ! -s "$T/out" ] || bad "--positions searched before it read every line"
+
 # Errors.
 printf 'gkweights 1\ngame gounki\nscale 1\nbogus_feature 3\n' > "$T/badw.txt"
 expect_rc 2 "unknown option" -- "$GOUNKI" analyse --bogus
