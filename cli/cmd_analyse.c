@@ -13,17 +13,21 @@
 #include "../search/mcts.h"
 #include "cli.h"
 
-const char cmd_analyse_summary[] = "search a position: best move, win probability, PV, top moves";
+const char cmd_analyse_summary[] =
+    "search a position: best move, win probability, PV, top moves; annotate a game";
 
 static void usage(const cli_search_t *s) {
     fputs("usage: gounki analyse [--game G] [--position P] [--moves \"...\"] [--playouts N | "
-          "--time S]\n"
+          "--time S | --infinite]\n"
           "                      [--threads T] [--weights FILE] [--json] [--top K] [--set "
           "NAME=V,...]\n"
-          "Searches the position with the MCTS and prints the best action, the win probability\n"
-          "of the side to move, the principal variation and the most visited actions with their\n"
-          "visits, value and prior.  Proven results (win/loss/draw in N actions) are "
-          "shown.\n" CLI_POS_HELP "  --top K            actions listed (default 10)\n"
+          "       gounki analyse --record FILE [--mistake X] [--blunder X] [budget] [--json]\n"
+          "       gounki analyse --positions FILE [budget]\n"
+          "Searches the position with the MCTS and prints the best move (a whole turn), the win\n"
+          "probability of the side to move, the principal variation in moves and in actions, and\n"
+          "the most visited moves with their visits, value, prior and own variation.  Proven\n"
+          "results (win/loss/draw in N actions) are shown.\n" CLI_POS_HELP
+          "  --top K            moves listed (default 10)\n"
           "  --json             one JSON object on stdout instead of text\n"
           "  --book FILE        also print the opening book's view of the position\n"
           "  --infinite         search until interrupted (^C, SIGTERM), proven, or --time ends;\n"
