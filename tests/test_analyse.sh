@@ -127,6 +127,13 @@ grep -qE '\?\? \{[0-9.]+% -> [0-9.]+%, blunder; best ' "$T/ann.txt" || bad "--re
 grep -qE '"plies":\[\{"ply":1,"side":"white","move":"[^"]+","before":[0-9.]+,"after":[0-9.]+,"drop":-?[0-9.]+,"mark":"","best":' "$T/ann.json" ||
     bad "--record --json: $(head -c 300 "$T/ann.json")"
 grep -q '"mark":"??"' "$T/ann.json" || bad "--record --json: no blunder marked"
+# SIGTERM stops a record's analysis: the moves done are written, the record still reads.
+cp "$T/g1.txt" "$T/g1b.txt"
+interrupt TERM part -- --record "$T/g1b.txt" --time 0.4
+rc=$?
+[ "$rc" = 3 ] || bad "--record after SIGTERM: exit $rc, expected 3"
+grep -qE '^1\. [^ ]+ \{[0-9.]+%' "$T/part.out" || bad "--record after SIGTERM: nothing written"
+"$GOUNKI" replay "$T/part.out" > /dev/null 2>&1 || bad "--record after SIGTERM: the record does not read"
 printf '1. c2-d3 f7-e6\n2. zz-zz\n' > "$T/badr.txt"
 expect_rc 1 "bad record" -- "$GOUNKI" analyse --record "$T/badr.txt"
 grep -q 'line 2' "$T/err" || bad "bad record error does not name the line: $(cat "$T/err")"
