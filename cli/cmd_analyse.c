@@ -276,7 +276,8 @@ static void print_json(const gk_pos_t *pos, const char *ptext, view_t *v, const 
         json_str(stdout, nl ? v->line[0].text : "?");
         printf(",\"move_actions\":");
         json_actions(pos, v->line[0].seq, nl ? v->line[0].n : 0);
-        printf(",\"visits\":%u,\"value\":", ch->visits);
+        printf(",\"policy_actions\":%d,\"visits\":%u,\"value\":", nl ? v->line[0].policy : 0,
+               ch->visits);
         if (ch->visits || ch->proof != MCTS_UNPROVEN)
             printf("%.4f", (double)ch->value);
         else
@@ -461,7 +462,6 @@ static mcts_t *batch_search(const cli_search_t *s, const ev_weights_t *w) {
 
 /* What the analysis says of one move of a record. */
 typedef struct ply_note {
-    int searched;  /* the position before it was searched */
     float before;  /* the mover's win probability before the move (the search's value) */
     float after;   /* after it: 1 - the next search's value, or the game's result */
     int has_after; /* after is known */
@@ -493,7 +493,7 @@ static int record_search(const gk_record_t *rec, mcts_t *m, const mcts_limits_t 
         if (i > 0) nt[i - 1].after = 1.0f - res->value, nt[i - 1].has_after = 1;
         if (i == rec->nmoves) break;
         ply_note_t *n = &nt[i];
-        n->searched = 1, n->before = res->value, done = i + 1;
+        n->before = res->value, done = i + 1;
         if (to_moves(&pos, res->pv, res->pv_len, w, &n->best, 1) < 1) n->best.n = 0;
         const gk_action_t *seq = rec->actions + rec->move_start[i];
         int len = rec->move_start[i + 1] - rec->move_start[i];
@@ -509,7 +509,7 @@ static int record_search(const gk_record_t *rec, mcts_t *m, const mcts_limits_t 
 }
 
 /* The marks and comments of the moves searched. */
-static void record_marks(const gk_record_t *rec, const own_t *o, ply_note_t *nt, int done) {
+static void record_marks(const own_t *o, ply_note_t *nt, int done) {
     for (int i = 0; i < done; i++) {
         ply_note_t *n = &nt[i];
         double drop = n->has_after ? (double)(n->before - n->after) : 0.0;
@@ -525,7 +525,6 @@ static void record_marks(const gk_record_t *rec, const own_t *o, ply_note_t *nt,
         if (n->differs && n->best.n)
             snprintf(n->note + k, sizeof n->note - (size_t)k, "; best %s", n->best.text);
     }
-    (void)rec;
 }
 
 static void record_json(const gk_record_t *rec, const own_t *o, const ply_note_t *nt, int done,
@@ -588,7 +587,7 @@ static int annotate_one(void *ctx, const gk_record_t *rec, int index, const char
         int done = record_search(rec, m, &c->s->cfg.l, c->w, c->res, nt);
         rc = CLI_FAIL;
         if (done >= 0) {
-            record_marks(rec, c->o, nt, done);
+            record_marks(c->o, nt, done);
             for (int i = 0; i < done; i++) gl[i] = nt[i].glyph, no[i] = nt[i].note;
             char ann[128];
             snprintf(ann, sizeof ann, "gounki analyse (mistake %.2f, blunder %.2f)", c->o->mistake,
