@@ -1,4 +1,4 @@
-/* cli/cmd_analyse.c -- `gounki analyse`: search one position and report what the MCTS thinks. */
+/* cli/cmd_analyse.c -- `gounki analyse`: search a position, a game or a file of positions. */
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>

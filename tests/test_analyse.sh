@@ -1,7 +1,8 @@
 #!/bin/bash
 # tests/test_analyse.sh -- `gounki analyse` and `gounki bench`: text and JSON output,
-# proven wins, determinism for a seed, weight files, and one-line errors with the right
-# exit codes (2 usage, 1 bad data).
+# proven wins, determinism for a seed, weight files, complete moves (Gobs chains), signals
+# and --infinite, --record and --positions, and one-line errors with the right exit codes
+# (2 usage, 1 bad data).
 set -u
 fail=0
 T=${TMPDIR:-/tmp}/test_analyse.$$
