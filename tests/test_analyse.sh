@@ -49,6 +49,19 @@ P='r3r2(ss)/s3s2r/ssr2s2/7(rr)/3S2(RRR)S/1(rrs)1R4/1S(RS)S1SS1/3S1R1R b 33'
 grep -q '^best      b3\*a2,b1,Out' "$T/w.txt" || bad "win in one missed: $(grep best "$T/w.txt")"
 grep -q '^proven    win in 1 action' "$T/w.txt" || bad "win in one not proven"
 
+# --time: a search that ends before its time says so, and why (issue 10.2: it used 0.58 s of 1
+# with "stopped_early": false).
+"$GOUNKI" analyse --moves "c2-d3 f7-e6" --time 1 --json > "$T/t1.json" || bad "--time 1 failed"
+secs=$(grep -o '"seconds":[0-9.]*' "$T/t1.json" | cut -d: -f2)
+if awk "BEGIN{exit !($secs < 0.95)}"; then
+    grep -q '"stopped_early":true,"stop_reason":"decided"' "$T/t1.json" ||
+        bad "--time 1 ended after $secs s without saying so: $(grep -o '"stopped_early[^,]*,[^,]*' "$T/t1.json")"
+else
+    grep -q '"stopped_early":false,"stop_reason":"time"' "$T/t1.json" || bad "--time 1: $secs s, wrong reason"
+fi
+"$GOUNKI" analyse --moves "c2-d3 f7-e6" --time 0.3 --early-stop off > "$T/t2.txt" || bad "--early-stop off failed"
+grep -q 'stopped early' "$T/t2.txt" && bad "--early-stop off stopped early"
+
 # Gobs, with threads and a time budget.
 "$GOUNKI" analyse --game gobs --time 0.2 --threads 2 > "$T/g.txt" 2>&1 || bad "gobs analyse failed"
 grep -q '^best' "$T/g.txt" || bad "gobs: no best move"
@@ -91,7 +104,14 @@ interrupt() { # interrupt SIGNAL OUT -- analyse arguments...
     "$GOUNKI" analyse "$@" > "$T/$out.out" 2> "$T/$out.err" &
     local pid=$!
     sleep 1.6
-    kill -"$sig" "$pid"
+    kill -"$sig" "$pid" 2> /dev/null
+    # A program that does not stop at the signal fails the test instead of hanging it.
+    local k=0
+    while kill -0 "$pid" 2> /dev/null && [ $k -lt 100 ]; do sleep 0.1; k=$((k + 1)); done
+    if kill -0 "$pid" 2> /dev/null; then
+        kill -9 "$pid"
+        bad "analyse $* did not stop within 10 s of SIG$sig"
+    fi
     wait "$pid"
 }
 interrupt INT inf -- --infinite
