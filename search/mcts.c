@@ -1420,4 +1420,8 @@ bool mcts_config_isset(const mcts_config_t *c, const char *name) {
 void mcts_config_finish(mcts_config_t *c) {
     bool timed = mcts_config_isset(c, "time") || mcts_config_isset(c, "clock");
     if (timed && !mcts_config_isset(c, "playouts")) c->l.playouts = 0;
+    /* A fixed time per move saves nothing by stopping early (see mcts.h, "Budgets"). */
+    if (mcts_config_isset(c, "time") && !mcts_config_isset(c, "clock") &&
+        !mcts_config_isset(c, "playouts") && !mcts_config_isset(c, "early_stop"))
+        c->l.early_stop = false;
 }

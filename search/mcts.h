@@ -31,6 +31,12 @@
  *   without early_stop.  The result says why it ended (stop_reason, MCTS_STOP_*) and
  *   stopped_early is true exactly when it ended before its budget.  early_stop=off
  *   spends the whole time allotment on every move (except on a proven root).
+ *   A fixed time per move (time= alone: no clock, no playout limit) is spent whole:
+ *   mcts_config_finish() turns early_stop off there unless it was given.  The move a
+ *   stopped search plays is the one it would have played, but the skipped playouts
+ *   would have grown the subtree kept for the next move and nothing is saved for later:
+ *   measured at 0.5 s a move, early stop on against off scored 45.6% (600 games,
+ *   Elo -31 [-56, -6]).  Under a clock the time saved goes to the later moves.
  * - Threads (OpenMP): in "tree" mode all threads share one tree; nodes come from one
  *   arena per search by atomic bump allocation, a node's children are allocated as one
  *   block and published last with a release store, statistics and virtual loss are C11
@@ -237,8 +243,9 @@ int mcts_config_set(mcts_config_t *c, const char *name, const char *value, char 
  * item. */
 int mcts_config_set_list(mcts_config_t *c, const char *list, char *err, size_t errcap);
 bool mcts_config_isset(const mcts_config_t *c, const char *name);
-/* Applies the one rule between options: a budget in time (time or clock) without
- * playouts has no playout limit (time alone decides).  Call once, after the options. */
+/* Applies the rules between options: a budget in time (time or clock) without playouts
+ * has no playout limit (time alone decides); a fixed time per move (time without clock
+ * or playouts) has early_stop off unless it was set.  Call once, after the options. */
 void mcts_config_finish(mcts_config_t *c);
 
 /* Bytes per tree node (the arena holds tree_mb * 2^20 / MCTS_NODE_BYTES nodes). */

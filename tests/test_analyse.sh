@@ -49,18 +49,21 @@ P='r3r2(ss)/s3s2r/ssr2s2/7(rr)/3S2(RRR)S/1(rrs)1R4/1S(RS)S1SS1/3S1R1R b 33'
 grep -q '^best      b3\*a2,b1,Out' "$T/w.txt" || bad "win in one missed: $(grep best "$T/w.txt")"
 grep -q '^proven    win in 1 action' "$T/w.txt" || bad "win in one not proven"
 
-# --time: a search that ends before its time says so, and why (issue 10.2: it used 0.58 s of 1
-# with "stopped_early": false).
+# --time: a fixed time per move is spent whole (early stop off unless asked for); a search that
+# ends before its time says so, and why (issue 10.2: it used 0.58 s of 1 with
+# "stopped_early": false).
 "$GOUNKI" analyse --moves "c2-d3 f7-e6" --time 1 --json > "$T/t1.json" || bad "--time 1 failed"
 secs=$(grep -o '"seconds":[0-9.]*' "$T/t1.json" | cut -d: -f2)
+awk "BEGIN{exit !($secs >= 0.99)}" && grep -q '"stopped_early":false,"stop_reason":"time"' "$T/t1.json" ||
+    bad "--time 1: $secs s, $(grep -o '"stopped_early[^,]*,[^,]*' "$T/t1.json")"
+"$GOUNKI" analyse --moves "c2-d3 f7-e6" --time 1 --early-stop on --json > "$T/t2.json" || bad "--early-stop on failed"
+secs=$(grep -o '"seconds":[0-9.]*' "$T/t2.json" | cut -d: -f2)
 if awk "BEGIN{exit !($secs < 0.95)}"; then
-    grep -q '"stopped_early":true,"stop_reason":"decided"' "$T/t1.json" ||
-        bad "--time 1 ended after $secs s without saying so: $(grep -o '"stopped_early[^,]*,[^,]*' "$T/t1.json")"
+    grep -q '"stopped_early":true,"stop_reason":"decided"' "$T/t2.json" ||
+        bad "--time 1 --early-stop on ended after $secs s without saying so: $(grep -o '"stopped_early[^,]*,[^,]*' "$T/t2.json")"
 else
-    grep -q '"stopped_early":false,"stop_reason":"time"' "$T/t1.json" || bad "--time 1: $secs s, wrong reason"
+    grep -q '"stopped_early":false,"stop_reason":"time"' "$T/t2.json" || bad "--time 1 --early-stop on: $secs s, wrong reason"
 fi
-"$GOUNKI" analyse --moves "c2-d3 f7-e6" --time 0.3 --early-stop off > "$T/t2.txt" || bad "--early-stop off failed"
-grep -q 'stopped early' "$T/t2.txt" && bad "--early-stop off stopped early"
 
 # Gobs, with threads and a time budget.
 "$GOUNKI" analyse --game gobs --time 0.2 --threads 2 > "$T/g.txt" 2>&1 || bad "gobs analyse failed"
