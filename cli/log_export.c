@@ -108,7 +108,7 @@ int log_write_record(FILE *f, const gl_game_t *g, log_style_t style) {
         bad |= gk_record_set_tag(&rec, "Annotation", v);
     }
     snprintf(rec.result, sizeof rec.result, "%s", gk_result_text((gk_result_t)g->result));
-    if (!bad && gk_record_write_notes(&rec, (const char *const *)note, f)) bad = 1;
+    if (!bad && gk_record_write_notes(&rec, f, NULL, (const char *const *)note)) bad = 1;
     if (!bad && style == LOG_RECORD_STATS && g->has_stats) bad = write_stat_lines(f, g);
     if (note)
         for (int m = 0; m < rec.nmoves; m++) free(note[m]);

@@ -183,6 +183,19 @@ static int lex(lex_t *L, const char *text, size_t len, char *err, size_t errcap)
         size_t j = i;
         while (j < len && !is_ws(text[j]) && text[j] != '{' && text[j] != ';' && text[j] != 0) j++;
         it.s = text + i, it.len = (int)(j - i);
+        /* An annotation glyph (?, ??, !, !!, ?!, !?) after a move, glued or alone, is dropped:
+         * no move of any game ends in one. */
+        int gl = 0;
+        while (gl < it.len && gl < 3 &&
+               (it.s[it.len - 1 - gl] == '?' || it.s[it.len - 1 - gl] == '!'))
+            gl++;
+        if (gl && gl <= 2) {
+            if (gl == it.len) {
+                i = j;
+                continue;
+            }
+            it.len -= gl;
+        }
         /* A move number: digits then dots, maybe glued to the move ("12.e2-b5"). */
         size_t d = i;
         while (d < j && text[d] >= '0' && text[d] <= '9') d++;
@@ -667,19 +680,22 @@ static int write_tag(FILE *f, const char *name, const char *value) {
     return fputs("\"]\n", f) == EOF ? -1 : 0;
 }
 
-/* Writes " {note}" with the braces a comment cannot hold left out. */
-static int write_note(FILE *f, const char *note) {
+/* A comment's text: braces would end it early, so they become parentheses. */
+static int write_comment(FILE *f, const char *c) {
     if (fputs(" {", f) == EOF) return -1;
-    for (const char *c = note; *c; c++)
-        if (*c != '{' && *c != '}' && fputc(*c, f) == EOF) return -1;
+    for (; *c; c++) {
+        int ch = *c == '{' ? '(' : *c == '}' ? ')' : *c == '\n' ? ' ' : *c;
+        if (fputc(ch, f) == EOF) return -1;
+    }
     return fputc('}', f) == EOF ? -1 : 0;
 }
 
 int gk_record_write(const gk_record_t *rec, FILE *f) {
-    return gk_record_write_notes(rec, NULL, f);
+    return gk_record_write_notes(rec, f, NULL, NULL);
 }
 
-int gk_record_write_notes(const gk_record_t *rec, const char *const *note, FILE *f) {
+int gk_record_write_notes(const gk_record_t *rec, FILE *f, const char *const *glyph,
+                          const char *const *note) {
     const gk_game_t *g = gk_game_of(&rec->start);
     if (write_tag(f, "Game", g->name)) return -1;
     if (rec->start.variant && write_tag(f, "Variant", g->variants[rec->start.variant])) return -1;
@@ -717,7 +733,8 @@ int gk_record_write_notes(const gk_record_t *rec, const char *const *note, FILE 
         else
             rc = fprintf(f, " %s", t);
         if (rc < 0) return -1;
-        if (note && note[m] && note[m][0] && write_note(f, note[m])) return -1;
+        if (glyph && glyph[m] && glyph[m][0] && fputs(glyph[m], f) == EOF) return -1;
+        if (note && note[m] && note[m][0] && write_comment(f, note[m])) return -1;
         for (int i = 0; i < n; i++) g->play(&p, seq[i]);
     }
     const char *res = rec->result[0] ? rec->result : "*";

@@ -4,8 +4,9 @@
  *
  * A record is optional `[Tag "value"]` header lines, then the moves, numbered or not
  * (`12. e2-b5 a1-Out`, or a table `12.<TAB>e2-b5<TAB>a1-Out<TAB>a note`), comments in
- * braces or after ';', and an optional result token (1-0, 0-1, 1/2-1/2, *, and the
- * spellings of gk_result_parse(): "1 - 0", "½-½"; kept as written in rec->result).  A move may
+ * braces or after ';', annotation glyphs after a move (`?`, `??`, `!`, `!!`, `?!`, `!?`;
+ * dropped), and an optional result token (1-0, 0-1, 1/2-1/2, *, and the spellings of
+ * gk_result_parse(): "1 - 0", "½-½"; kept as written in rec->result).  A move may
  * contain spaces (`c1 b1+`, `Move A 1 A 2`): the reader takes the shortest run of
  * words on one line that the game parses as a legal move at the current position,
  * plus a following lone "+" word.  Everything is checked against the rules: each move
@@ -119,8 +120,10 @@ const char *gk_winner_text(gk_result_t r);
  * game's result).  gk_record_read() reads it back to the same
  * moves.  Returns 0 or -1 on a write error. */
 int gk_record_write(const gk_record_t *rec, FILE *f);
-/* The same with note[m] (NULL or "" for none) as a {comment} after move m, m <
- * rec->nmoves; braces in a note are left out.  note may be NULL. */
-int gk_record_write_notes(const gk_record_t *rec, const char *const *note, FILE *f);
+/* The same with annotations: glyph[m] (may be NULL or "") is written right after move m
+ * ("?", "??": the reader drops such glyphs), note[m] (may be NULL or "") as a comment in
+ * braces after it (a brace inside becomes a parenthesis).  glyph and note may be NULL. */
+int gk_record_write_notes(const gk_record_t *rec, FILE *f, const char *const *glyph,
+                          const char *const *note);
 
 #endif

@@ -473,6 +473,7 @@ static void playout(worker_t *wk) {
 typedef struct shared {
     _Atomic uint64_t claimed;
     _Atomic int stop;
+    _Atomic int why; /* MCTS_STOP_* of the first reason that ended the search, 0: none yet */
     uint64_t budget; /* playouts; UINT64_MAX = none */
     uint64_t node_limit;
     double t0, deadline; /* deadline 0 = none */
@@ -591,35 +592,42 @@ static int decided(const shared_t *sh, const arena_t *ar, uint32_t root, uint64_
     return remaining != UINT64_MAX && (uint64_t)(v1 - v2) > remaining;
 }
 
+/* Ends the search for reason why (MCTS_STOP_*); the first reason stored is kept. */
+static int stop_for(shared_t *sh, int why) {
+    int none = 0;
+    atomic_compare_exchange_strong(&sh->why, &none, why);
+    atomic_store(&sh->stop, 1);
+    return 1;
+}
+
+/* The early-stop rule under a time limit: the playouts still to come are estimated from
+ * the rate so far, times MCTS_RATE_MARGIN, because the rate is not constant (it grows as
+ * the tree gets deeper and the evaluations cheaper, and another process on the machine
+ * can stop taking its share).  The margin keeps "cannot be overtaken" true in practice. */
+#define MCTS_RATE_MARGIN 1.5
+
 static int should_stop(shared_t *sh, const arena_t *ar, uint32_t root, uint64_t k) {
     if (atomic_load_explicit(&sh->stop, memory_order_relaxed)) return 1;
-    if (sh->ext_stop && atomic_load_explicit(sh->ext_stop, memory_order_relaxed)) {
-        atomic_store(&sh->stop, 1);
-        return 1;
-    }
+    if (sh->ext_stop && atomic_load_explicit(sh->ext_stop, memory_order_relaxed))
+        return stop_for(sh, MCTS_STOP_SIGNAL);
     if (atomic_load_explicit(&ar->nodes[root].proof, memory_order_relaxed) != PROOF_NONE &&
-        decided(sh, ar, root, UINT64_MAX)) {
-        atomic_store(&sh->stop, 1);
-        return 1;
-    }
+        decided(sh, ar, root, UINT64_MAX))
+        return stop_for(sh, MCTS_STOP_PROVEN);
     if (sh->node_limit && atomic_load_explicit(&ar->next, memory_order_relaxed) >= sh->node_limit)
-        return 1;
+        return stop_for(sh, MCTS_STOP_NODES);
     double t = 0.0;
     if (sh->deadline > 0.0) {
         t = gk_now_s();
-        if (t >= sh->deadline) return 1;
+        if (t >= sh->deadline) return stop_for(sh, MCTS_STOP_TIME);
     }
     if (sh->early_stop && (k & 31) == 0 && k > 0) {
         uint64_t remaining = sh->budget != UINT64_MAX ? sh->budget - k : UINT64_MAX;
         if (sh->deadline > 0.0 && t > sh->t0) {
             double rate = (double)k / (t - sh->t0);
-            double r2 = rate * (sh->deadline - t) + 1.0;
+            double r2 = MCTS_RATE_MARGIN * rate * (sh->deadline - t) + 1.0;
             if (r2 < (double)remaining) remaining = (uint64_t)r2;
         }
-        if (decided(sh, ar, root, remaining)) {
-            atomic_store(&sh->stop, 1);
-            return 1;
-        }
+        if (decided(sh, ar, root, remaining)) return stop_for(sh, MCTS_STOP_DECIDED);
     }
     return 0;
 }
@@ -675,6 +683,37 @@ static void init_worker(worker_t *wk, const mcts_t *m, arena_t *ar, const gk_pos
 }
 
 /* ---- 5. results, reuse, parameters ---- */
+
+/* The variation from the root's child of action a into pv[0..cap): a, then the most visited
+ * child of each node while it was visited or is proven.  Root mode walks the tree where that
+ * child has the most visits.  Returns its length (0 when a is not a child). */
+static int walk_pv(arena_t *const *trees, int ntrees, uint32_t r0, gk_action_t a, gk_action_t *pv,
+                   int cap) {
+    const arena_t *at = NULL;
+    const node_t *x = NULL;
+    uint32_t bvis = 0;
+    for (int t = 0; t < ntrees; t++) {
+        const node_t *xt = &trees[t]->nodes[ntrees > 1 ? 1 : r0];
+        uint32_t ft = atomic_load(&xt->first);
+        for (int i = 0; ft && i < xt->nchild; i++) {
+            const node_t *c = &trees[t]->nodes[ft + i];
+            if (c->action == a && (!x || node_visits(c) > bvis))
+                at = trees[t], x = c, bvis = node_visits(c);
+        }
+    }
+    if (!x) return 0;
+    int n = 0;
+    pv[n++] = a;
+    while (n < cap) {
+        int b = best_child(at, x);
+        if (b < 0) break;
+        const node_t *c = &at->nodes[atomic_load(&x->first) + (uint32_t)b];
+        if (node_visits(c) == 0 && atomic_load(&c->proof) == 0) break;
+        pv[n++] = c->action;
+        x = c;
+    }
+    return n;
+}
 
 static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, const gk_pos_t *root,
                         int root_mover, mcts_result_t *out) {
@@ -767,39 +806,19 @@ static void fill_result(const mcts_t *m, arena_t *const *trees, int ntrees, cons
         out->value = out->children[0].value;
     else
         out->value = 0.5f;
-    /* Principal variation: best children down the tree with the most visits for the best
-     * action (tree 0 in tree mode). */
-    int bt = 0;
-    if (ntrees > 1) {
-        uint32_t bvis = 0;
-        for (int t = 0; t < ntrees; t++) {
-            const node_t *xt = &trees[t]->nodes[1];
-            uint32_t ft = atomic_load(&xt->first);
-            if (!ft) continue;
-            for (int i = 0; i < xt->nchild; i++)
-                if (trees[t]->nodes[ft + i].action == out->best &&
-                    node_visits(&trees[t]->nodes[ft + i]) > bvis)
-                    bvis = node_visits(&trees[t]->nodes[ft + i]), bt = t;
-        }
-    }
-    out->pv_len = 0;
-    const arena_t *at = trees[bt];
-    const node_t *x = &at->nodes[ntrees > 1 ? 1 : r0];
-    while (out->pv_len < MCTS_MAX_PV) {
-        int b;
-        if (out->pv_len == 0) {
-            uint32_t f = atomic_load(&x->first);
-            b = -1;
-            for (int i = 0; f && i < x->nchild; i++)
-                if (at->nodes[f + i].action == out->best) b = i;
+    /* Principal variations: from each of the first children, the most visited child of each
+     * node, in the tree where that child has the most visits (root mode). */
+    out->pv_len = walk_pv(trees, ntrees, r0, out->best, out->pv, MCTS_MAX_PV);
+    out->npv = n < MCTS_MULTIPV ? n : MCTS_MULTIPV;
+    for (int i = 0; i < out->npv; i++) {
+        if (out->children[i].action == out->best) {
+            int k = out->pv_len < MCTS_CHILD_PV ? out->pv_len : MCTS_CHILD_PV;
+            memcpy(out->child_pv[i], out->pv, sizeof(gk_action_t) * (size_t)k);
+            out->child_pv_len[i] = (uint8_t)k;
         } else {
-            b = best_child(at, x);
+            out->child_pv_len[i] = (uint8_t)walk_pv(trees, ntrees, r0, out->children[i].action,
+                                                    out->child_pv[i], MCTS_CHILD_PV);
         }
-        if (b < 0) break;
-        const node_t *c = &at->nodes[atomic_load(&x->first) + (uint32_t)b];
-        if (out->pv_len > 0 && node_visits(c) == 0 && atomic_load(&c->proof) == 0) break;
-        out->pv[out->pv_len++] = c->action;
-        x = c;
     }
 }
 
@@ -1001,6 +1020,7 @@ static int shared_init(shared_t *sh, const mcts_t *m, const gk_pos_t *root,
                        const mcts_limits_t *lim, double t0) {
     atomic_init(&sh->claimed, 0);
     atomic_init(&sh->stop, 0);
+    atomic_init(&sh->why, 0);
     sh->budget = lim->playouts ? lim->playouts : UINT64_MAX;
     sh->node_limit = lim->nodes ? lim->nodes + 1 : 0;
     sh->t0 = t0;
@@ -1157,14 +1177,23 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
     free(wks);
     out->seconds = gk_now_s() - t0;
     free(sh.sofar);
-    out->stopped_early = rc == 0 && ((lim.playouts && out->playouts < lim.playouts) ||
-                                     (m->mon.stop && atomic_load(m->mon.stop)));
+    int why = atomic_load(&sh.why);
+    if (!why) why = MCTS_STOP_PLAYOUTS; /* the only stop that sets no reason */
+    out->stop_reason = rc == 0 ? (uint8_t)why : MCTS_STOP_NONE;
+    out->stopped_early =
+        rc == 0 && (why == MCTS_STOP_DECIDED || why == MCTS_STOP_PROVEN || why == MCTS_STOP_SIGNAL);
     if (rc < 0) {
         out->best = GK_NO_ACTION;
         mcts_clear(m);
     }
     if (!pp->reuse) mcts_clear(m);
     return rc;
+}
+
+const char *mcts_stop_name(int why) {
+    static const char *const names[] = {"none",    "playouts", "time",  "nodes",
+                                        "decided", "proven",   "signal"};
+    return why >= 0 && why <= MCTS_STOP_SIGNAL ? names[why] : "none";
 }
 
 void mcts_set_monitor(mcts_t *m, const mcts_monitor_t *mon) {
@@ -1391,6 +1420,10 @@ bool mcts_config_isset(const mcts_config_t *c, const char *name) {
 int mcts_config_finish(mcts_config_t *c, char *err, size_t errcap) {
     bool timed = mcts_config_isset(c, "time") || mcts_config_isset(c, "clock");
     if (timed && !mcts_config_isset(c, "playouts")) c->l.playouts = 0;
+    /* A fixed time per move saves nothing by stopping early (see mcts.h, "Budgets"). */
+    if (mcts_config_isset(c, "time") && !mcts_config_isset(c, "clock") &&
+        !mcts_config_isset(c, "playouts") && !mcts_config_isset(c, "early_stop"))
+        c->l.early_stop = false;
     /* Zero is "no limit of this kind": with every kind at zero (playouts=0 alone, time=0
      * alone) the search would quietly fall back to its default playouts. */
     if (c->l.playouts == 0 && c->l.time_s == 0 && c->l.clock_s == 0 && c->l.nodes == 0)

@@ -371,8 +371,51 @@ static void test_monitor(void) {
     mcts_free(m);
 }
 
+/* A time limit: early stop ends the search before the time and says so (with its reason);
+ * without early stop the whole time is spent and the search did not stop early. */
+static void test_time_rule(void) {
+    gk_pos_t p;
+    start(GK_GAME_GOUNKI, 0, &p);
+    gk_play_move_text(&p, "c2-d3", NULL, 0);
+    gk_play_move_text(&p, "f7-e6", NULL, 0);
+    ev_weights_t w;
+    ev_weights_default(p.game, &w);
+    mcts_params_t mp;
+    mcts_params_default(&mp);
+    mp.tree_mb = 64;
+    mcts_t *m = mcts_new(&mp, &w);
+    CHECK(m != NULL, "mcts_new");
+    if (!m) return;
+    mcts_limits_t l;
+    mcts_limits_default(&l);
+    l.playouts = 0;
+    l.time_s = 0.4;
+    l.early_stop = 0;
+    CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0, "timed search failed");
+    CHECK(!ra.stopped_early && ra.stop_reason == MCTS_STOP_TIME && ra.seconds >= 0.39,
+          "early_stop=off: stopped_early %d, reason %s, %.3f s", ra.stopped_early,
+          mcts_stop_name(ra.stop_reason), ra.seconds);
+    l.early_stop = 1;
+    l.time_s = 2;
+    mcts_clear(m);
+    CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0, "timed search failed");
+    /* Ended before its time: then it has to say so, and why. */
+    CHECK(ra.seconds < 1.9 ? ra.stopped_early && ra.stop_reason == MCTS_STOP_DECIDED
+                           : !ra.stopped_early,
+          "early stop under time: stopped_early %d, reason %s, %.3f s", ra.stopped_early,
+          mcts_stop_name(ra.stop_reason), ra.seconds);
+    l.time_s = 0;
+    l.playouts = 500;
+    l.early_stop = 0;
+    CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0 && ra.stop_reason == MCTS_STOP_PLAYOUTS &&
+              !ra.stopped_early,
+          "a playout budget spent: reason %s", mcts_stop_name(ra.stop_reason));
+    mcts_free(m);
+}
+
 int main(void) {
     gk_init();
+    test_time_rule();
     test_determinism();
     test_tree_full();
     test_reuse();

@@ -175,15 +175,21 @@ static void configs(void) {
     mcts_config_init(&c, NULL, NULL);
     mcts_config_set_list(&c, "time=0.5", err, sizeof err);
     CHECK(mcts_config_finish(&c, err, sizeof err) == 0, "finish: %s", err);
-    CHECK(c.l.playouts == 0 && c.l.time_s == 0.5, "time alone");
+    CHECK(c.l.playouts == 0 && c.l.time_s == 0.5 && !c.l.early_stop,
+          "time alone: no playout limit, the whole time (early_stop off)");
+    mcts_config_init(&c, NULL, NULL);
+    mcts_config_set_list(&c, "time=0.5,early_stop=on", err, sizeof err);
+    CHECK(mcts_config_finish(&c, err, sizeof err) == 0, "finish: %s", err);
+    CHECK(c.l.playouts == 0 && c.l.early_stop, "time alone with early_stop=on");
     mcts_config_init(&c, NULL, NULL);
     mcts_config_set_list(&c, "time=0.5,playouts=10", err, sizeof err);
     CHECK(mcts_config_finish(&c, err, sizeof err) == 0, "finish: %s", err);
-    CHECK(c.l.playouts == 10 && c.l.time_s == 0.5, "time and playouts");
+    CHECK(c.l.playouts == 10 && c.l.time_s == 0.5 && c.l.early_stop, "time and playouts");
     mcts_config_init(&c, NULL, NULL);
     mcts_config_set_list(&c, "clock=60,inc=1", err, sizeof err);
     CHECK(mcts_config_finish(&c, err, sizeof err) == 0, "finish: %s", err);
-    CHECK(c.l.playouts == 0 && c.l.clock_s == 60 && c.l.inc_s == 1, "clock alone");
+    CHECK(c.l.playouts == 0 && c.l.clock_s == 60 && c.l.inc_s == 1 && c.l.early_stop,
+          "clock alone (early stop on: the time saved goes to later moves)");
     /* zero is "no limit": playouts=0 or time=0 alone leaves no budget and is refused */
     const char *none[] = {"playouts=0", "time=0", "time=0,playouts=0"};
     for (int i = 0; i < 3; i++) {
