@@ -153,7 +153,7 @@ static void settings_difference(const char *run, const char *ours, char *out, si
 /* Removes generation directory d of a run that never finished a generation: its logs
  * (shards, manifest), weights and match files; anything else in it is refused. */
 static int remove_gen_dir(const char *d, char *err, size_t errcap) {
-    static const char *const files[] = {"weights.txt", "match.txt", "logs/" GL_MANIFEST_NAME};
+    static const char *const files[] = {"weights.txt", "match.txt", ("logs/" GL_MANIFEST_NAME)};
     char p[1400], sh[1300];
     snprintf(sh, sizeof sh, "%s/logs", d);
     for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
