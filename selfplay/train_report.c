@@ -88,37 +88,6 @@ static void report_table(const train_state_t *s, gk_sb_t *b) {
                     "a match of the promoted generation against generation 0\n");
 }
 
-/* Axis range over the finite values, at least min_span wide (an Elo axis of a run that
- * promoted nothing holds only 0: +-50 Elo, not +-0.5), widened to whole ticks. */
-static void range_of(const double *v, int n, double min_span, double *lo, double *hi,
-                     double *tick) {
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    int pinf = 0, ninf = 0;
-    for (int i = 0; i < n; i++) {
-        pinf |= v[i] == INFINITY, ninf |= v[i] == -INFINITY;
-        if (isfinite(v[i])) {
-            if (v[i] < *lo) *lo = v[i];
-            if (v[i] > *hi) *hi = v[i];
-        }
-    }
-    if (!isfinite(*lo)) *lo = 0, *hi = 1;
-    if (*hi - *lo < min_span) {
-        double c = (*lo + *hi) / 2;
-        *lo = c - min_span / 2, *hi = c + min_span / 2;
-    }
-    if (*hi - *lo < 1e-9) *lo -= 0.5, *hi += 0.5;
-    /* room beyond the finite values for what is drawn on the edge at infinity */
-    double span = *hi - *lo;
-    if (pinf) *hi += 0.2 * span;
-    if (ninf) *lo -= 0.2 * span;
-    /* a 1-2-5 step giving about five ticks */
-    double raw = (*hi - *lo) / 5, mag = pow(10, floor(log10(raw))), f = raw / mag;
-    *tick = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
-    *lo = floor(*lo / *tick) * *tick;
-    *hi = ceil(*hi / *tick) * *tick;
-}
-
 typedef struct panel {
     double x0, y0, w, h;       /* pixels */
     double gmax, lo, hi, tick; /* data ranges, tick step */
@@ -229,8 +198,8 @@ static void report_svg(const train_state_t *s, gk_sb_t *b) {
     }
     panel_t a = {70, 50, 380, 300, n > 1 ? n - 1 : 1, 0, 0, 1};
     panel_t c = {560, 50, 380, 300, n > 1 ? n - 1 : 1, 0, 0, 1};
-    range_of(e, 7 * n, 100, &a.lo, &a.hi, &a.tick);
-    range_of(lv, 2 * n, 0, &c.lo, &c.hi, &c.tick);
+    view_nice_range(e, 7 * n, 5, 100, &a.lo, &a.hi, &a.tick);
+    view_nice_range(lv, 2 * n, 5, 0, &c.lo, &c.hi, &c.tick);
     gk_sb_printf(b, "<svg xmlns='http://www.w3.org/2000/svg' width='980' height='460' "
                     "font-family='sans-serif'>\n<rect width='980' height='460' fill='white'/>\n");
     svg_axes(b, &a, "Elo ladder (95% intervals)", "Elo");

@@ -4,8 +4,8 @@
 
 #include "view_int.h"
 
-void vg_nice_range(const double *v, int n, int ticks, double min_span, double *lo, double *hi,
-                   double *tick) {
+void view_nice_range(const double *v, int n, int ticks, double min_span, double *lo, double *hi,
+                     double *tick) {
     *lo = INFINITY;
     *hi = -INFINITY;
     int pinf = 0, ninf = 0;

@@ -112,7 +112,7 @@ static void ladder_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tm
                    .xlabel = "generation",
                    .ylabel = "Elo vs generation 0"};
     gen_axis(&p, n);
-    vg_nice_range(tmp, m, 5, 100, &p.ylo, &p.yhi, &p.ytick);
+    view_nice_range(tmp, m, 5, 100, &p.ylo, &p.yhi, &p.ytick);
     plot_open(b, 410, 330, "Elo ladder");
     vg_plot_frame(b, &p);
     for (int g = 0; g < n; g++) x[g] = g, tmp[g] = t->gen[g].chain_elo;
@@ -166,7 +166,7 @@ static void loss_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tmp)
                    .xlabel = "generation",
                    .ylabel = "loss"};
     gen_axis(&p, n);
-    vg_nice_range(tmp, m, 5, 0, &p.ylo, &p.yhi, &p.ytick);
+    view_nice_range(tmp, m, 5, 0, &p.ylo, &p.yhi, &p.ytick);
     plot_open(b, 410, 320, "Tuner loss");
     vg_plot_frame(b, &p);
     static const char *const col[3] = {"#a8977f", "#c0392b", "#e08a2c"};
@@ -209,7 +209,7 @@ static void speed_plot(gk_sb_t *b, const view_train_t *t, double *tmp) {
                    .xlabel = "generation",
                    .ylabel = "games per hour"};
     gen_axis(&p, n);
-    vg_nice_range(tmp + n, m, 5, 0, &p.ylo, &p.yhi, &p.ytick);
+    view_nice_range(tmp + n, m, 5, 0, &p.ylo, &p.yhi, &p.ytick);
     plot_open(b, 410, 320, "Self-play games per hour");
     vg_plot_frame(b, &p);
     double bw = fmin(28, p.w / (n + 1) * 0.7);

@@ -178,4 +178,11 @@ int view_train_write(const char *dir, const view_train_t *t, char *err, size_t e
  * gl_game_free).  A log with fewer games gives fewer (*n may be 0). */
 int view_load_samples(const char *logdir, int k, gl_game_t *out, int *n, char *err, size_t errcap);
 
+/* Widens [lo, hi] over the finite values of v[0..n), at least min_span wide (0: any), to
+ * whole ticks of a 1-2-5 step giving about `ticks` of them, with a fifth more room on a
+ * side where v holds an infinity (drawn on the edge); no finite values give [0, 1].  The
+ * axes of every plot (the pages here and train's ladder.svg) use it. */
+void view_nice_range(const double *v, int n, int ticks, double min_span, double *lo, double *hi,
+                     double *tick);
+
 #endif

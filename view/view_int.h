@@ -63,11 +63,6 @@ typedef struct vg_plot {
     const char *title, *xlabel, *ylabel;
 } vg_plot_t;
 
-/* Widens [lo, hi] over the finite values of v[0..n), at least min_span wide (0: any), to
- * whole ticks of a 1-2-5 step giving about `ticks` of them, with a fifth more room on a
- * side where v holds an infinity (drawn on the edge); no finite values give [0, 1]. */
-void vg_nice_range(const double *v, int n, int ticks, double min_span, double *lo, double *hi,
-                   double *tick);
 /* An interval bar at x from lo to hi (y values) with end caps; an infinite end reaches
  * the frame's edge with an arrow and "+inf"/"-inf" (class 'inf'). */
 void vg_plot_bar(gk_sb_t *b, const vg_plot_t *p, double x, double lo, double hi, const char *colour,
