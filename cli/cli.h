@@ -34,6 +34,11 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Sends SIGINT and SIGTERM to handler (which only sets the command's stop flag) instead of
+ * ending the program.  restart: a system call they interrupt resumes (SA_RESTART); without
+ * it, a blocking read returns EINTR, so that a command waiting on input sees the flag. */
+void cli_catch_stop_signals(void (*handler)(int), bool restart);
+
 /* Strict number parsing for flags: the whole string must be a number in [lo, hi].
  * On failure prints "gounki CMD: --FLAG: ..." and returns -1. */
 int cli_parse_long(const char *cmd, const char *flag, const char *s, long lo, long hi, long *out);

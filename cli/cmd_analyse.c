@@ -95,12 +95,7 @@ static void on_signal(int sig) {
 
 /* SIGINT and SIGTERM stop the search (and the batch) instead of the program. */
 static void catch_signals(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    cli_catch_stop_signals(on_signal, false);
 }
 
 /* The book's view of pos (text, or JSON without its line end) into sb; a one-line error and

@@ -393,17 +393,6 @@ static int expand_param(void *ctx, const char *name, const char *value, char *er
     return mcts_params_set(ctx, NULL, name, value, err, cap);
 }
 
-/* SIGTERM and SIGINT set stop_flag: the expansion ends at its batch boundary. */
-static void catch_stop_signals(void) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-}
-
 static int sub_expand(int argc, char **argv) {
     static const struct option opts[] = {{"nodes", required_argument, 0, O_NODES},
                                          {"playouts", required_argument, 0, O_PLAYOUTS},
@@ -507,7 +496,7 @@ static int sub_expand(int argc, char **argv) {
         return CLI_USAGE;
     }
     o.stop = &stop_flag;
-    catch_stop_signals();
+    cli_catch_stop_signals(on_signal, true); /* the expansion ends at a batch boundary */
     bx_summary_t sum;
     int rc = bx_run(&o, &sum, err, sizeof err);
     if (rc < 0) {

@@ -148,12 +148,7 @@ int cmd_engine(int argc, char **argv) {
         cli_error("engine", "%s", err);
         return CLI_FAIL;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
+    cli_catch_stop_signals(on_signal, false);
     rc = serve(g);
     gep_free(g);
     return rc;

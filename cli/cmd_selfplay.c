@@ -266,13 +266,7 @@ static int bench(own_t *o, uint64_t games) {
 }
 
 static int run_logs(own_t *o) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
+    cli_catch_stop_signals(on_signal, true);
     o->ro.stop = &stop_flag;
     o->ro.out = stderr;
     sp_summary_t sum;

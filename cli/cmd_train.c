@@ -189,11 +189,7 @@ int cmd_train(int argc, char **argv) {
         if (rank == 0) usage(stdout);
         rc = CLI_OK;
     } else if (rc == CLI_OK) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGINT, &sa, NULL);
+        cli_catch_stop_signals(on_signal, false);
         o.stop = &stop_flag;
         char err[1024];
         if (train_run(&o, err, sizeof err)) {

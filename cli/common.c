@@ -2,11 +2,22 @@
 #include "cli.h"
 
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../search/params.h"
+
+void cli_catch_stop_signals(void (*handler)(int), bool restart) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = restart ? SA_RESTART : 0;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 
 void cli_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
