@@ -80,7 +80,7 @@ typedef struct cli_pos_opts {
     const char *variant;  /* --variant NAME (NULL: from --position, else the first) */
     const char *position; /* --position STRING (default: the start position) */
     const char *moves;    /* --moves "M1 M2 ...": complete moves, whitespace-separated */
-    long max_plies;       /* --max-plies N (default GK_DEFAULT_MAX_PLY; 0 = none) */
+    long turn_limit;      /* --max-plies N (default GK_DEFAULT_TURN_LIMIT; 0 = none) */
     unsigned allow;       /* CLI_POS_* the command takes (cli_pos_defaults: CLI_POS_ALL) */
     const char *why;      /* what to say about the others ("a record has its own start") */
 } cli_pos_opts_t;

@@ -103,7 +103,7 @@ static void catch_signals(void) {
 static int book_view(const char *path, const gk_pos_t *pos, bool json, gk_sb_t *sb) {
     bk_book_t b;
     char err[512];
-    gk_rules_t r = {pos->game, pos->variant, pos->max_plies};
+    gk_rules_t r = {pos->game, pos->variant, pos->turn_limit};
     if (bk_load(path, &r, &b, err, sizeof err) < 0) {
         cli_error("analyse", "--book: %s", err);
         return -1;
@@ -538,7 +538,7 @@ static void record_json(const gk_record_t *rec, const own_t *o, const ply_note_t
         int len = rec->move_start[i + 1] - rec->move_start[i];
         if (gk_game_of(&pos)->move_text(&pos, seq, len, mt, sizeof mt) < 0)
             snprintf(mt, sizeof mt, "?");
-        printf("%s{\"ply\":%d,\"side\":\"%s\",\"move\":", i ? "," : "", pos.ply + 1,
+        printf("%s{\"ply\":%d,\"side\":\"%s\",\"move\":", i ? "," : "", pos.turn + 1,
                pos.stm == GK_WHITE ? "white" : "black");
         json_str(stdout, mt);
         printf(",\"before\":%.4f,\"after\":", (double)n->before);
@@ -639,15 +639,15 @@ static int analyse_record(const cli_pos_opts_t *po, const cli_search_t *s, const
 }
 
 /* Reads one position string of any game (the string names its rule set). */
-static int any_position(const char *text, uint16_t max_plies, gk_pos_t *pos, char *err,
+static int any_position(const char *text, uint16_t turn_limit, gk_pos_t *pos, char *err,
                         size_t cap) {
     for (int g = 0; g < GK_NGAMES; g++)
-        if (gk_game_by_id(g)->pos_from_text(pos, text, max_plies, err, cap) == 0) {
+        if (gk_game_by_id(g)->pos_from_text(pos, text, turn_limit, err, cap) == 0) {
             if (!gk_over(pos)) return 0;
             snprintf(err, cap, "the game is over (%s)", gk_result_text((gk_result_t)pos->result));
             return -1;
         }
-    gk_game_by_id(GK_GAME_GOUNKI)->pos_from_text(pos, text, max_plies, err, cap);
+    gk_game_by_id(GK_GAME_GOUNKI)->pos_from_text(pos, text, turn_limit, err, cap);
     return -1;
 }
 
@@ -686,7 +686,7 @@ static int analyse_positions(const cli_pos_opts_t *po, const cli_search_t *s, co
     for (char *l; (l = next_line(text, len, &at)) != NULL;) {
         lineno++;
         if (!*l || *l == '#') continue;
-        if (any_position(l, (uint16_t)po->max_plies, &pos, err, sizeof err) < 0) {
+        if (any_position(l, (uint16_t)po->turn_limit, &pos, err, sizeof err) < 0) {
             cli_error("analyse", "--positions %s line %d: %s", o->positions, lineno, err);
             free(text);
             free(copy);
@@ -706,7 +706,7 @@ static int analyse_positions(const cli_pos_opts_t *po, const cli_search_t *s, co
     at = 0;
     for (char *l; (l = next_line(text, len, &at)) != NULL && !atomic_load(&stop_signal);) {
         if (!*l || *l == '#') continue;
-        any_position(l, (uint16_t)po->max_plies, &pos, err, sizeof err);
+        any_position(l, (uint16_t)po->turn_limit, &pos, err, sizeof err);
         gk_hist_t h;
         gk_hist_init(&h, &pos);
         if ((rc = analyse(&pos, &h, s, &one, res, w)) && rc != EXIT_SIGNAL) break;

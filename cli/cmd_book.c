@@ -308,7 +308,7 @@ static int sub_build(int argc, char **argv) {
     if (game_given || (!nlogs && !nmerges)) {
         int rc = cli_rules(CMD, &po, &want);
         if (rc) return rc;
-        want.max_plies = GK_DEFAULT_MAX_PLY;
+        want.turn_limit = GK_DEFAULT_TURN_LIMIT;
         rules = want;
         have_rules = true;
     }
@@ -571,7 +571,7 @@ static int sub_show(int argc, char **argv) {
     }
     po.game = g->name;
     po.variant = g->variants[b.rules.variant];
-    po.max_plies = b.rules.max_plies;
+    po.turn_limit = b.rules.turn_limit;
     gk_pos_t pos;
     rc = cli_load_position(CMD, &po, &pos, NULL);
     if (rc) goto done;
@@ -616,7 +616,7 @@ static int sub_stats(int argc, char **argv) {
     uint32_t maxply = 0;
     for (uint32_t i = 0; i < b.nnodes; i++) {
         const bk_node_t *x = &b.node[i];
-        if (x->ply > maxply) maxply = x->ply;
+        if (x->turn > maxply) maxply = x->turn;
         bool inner = false;
         float top = -INFINITY;
         for (int j = 0; j < x->nedges; j++) {
@@ -628,7 +628,7 @@ static int sub_stats(int argc, char **argv) {
             else
                 term++;
         }
-        if (!inner) exits++, exit_ply += x->ply;
+        if (!inner) exits++, exit_ply += x->turn;
         if (x->nedges) inner_n++;
         if (x->nedges && x->leaf.kind == BK_LEAF_VALUE && x->leaf.value > top) leaf_best++;
         if (x->leaf.kind == BK_LEAF_VALUE)
@@ -670,7 +670,7 @@ static int sub_stats(int argc, char **argv) {
     printf("depth       turn: nodes\n");
     uint64_t *hist = calloc((size_t)maxply + 1, sizeof *hist);
     if (hist) {
-        for (uint32_t i = 0; i < b.nnodes; i++) hist[b.node[i].ply]++;
+        for (uint32_t i = 0; i < b.nnodes; i++) hist[b.node[i].turn]++;
         for (uint32_t p = 0; p <= maxply; p++)
             if (hist[p]) printf("            %4u: %" PRIu64 "\n", p, hist[p]);
         free(hist);
@@ -954,7 +954,7 @@ static int sub_sample(int argc, char **argv) {
         gk_pos_t p;
         g->setup(&p, &b.rules);
         if (random_turns >= 0) {
-            while (p.ply < random_turns && !gk_over(&p)) {
+            while (p.turn < random_turns && !gk_over(&p)) {
                 int n = gk_gen(&p, list), k = 0;
                 gk_action_t keep[GK_MAX_ACTIONS];
                 for (int j = 0; j < n; j++) {
@@ -969,7 +969,7 @@ static int sub_sample(int argc, char **argv) {
             int n = bk_walk(&b, temp, &rng, walk, 512);
             for (int j = 0; j < n; j++) gk_play(&p, walk[j]);
         }
-        turns += p.ply;
+        turns += p.turn;
         int32_t k = bk_probe(&b, &p);
         float v = k >= 0 ? b.node[k].value : NAN;
         if (k >= 0 && !isnan(v) && b.node[k].stm != GK_WHITE) v = -v;

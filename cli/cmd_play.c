@@ -547,7 +547,7 @@ static void load_game(session_t *S, const char *path) {
     gk_record_free(&rec);
     S->announced = 0;
     printf("loaded %s: %d move%s, ply %d, %s to move\n", path, g->nturns, g->nturns != 1 ? "s" : "",
-           g->pos.ply, side_name(g->pos.stm));
+           g->pos.turn, side_name(g->pos.stm));
     show_board(g, S->quiet_board);
 }
 
@@ -632,7 +632,7 @@ static int command(session_t *S, char *cmd) {
         } else {
             back_to(g, t);
             S->announced = 0;
-            printf("took back to ply %d, %s to move\n", g->pos.ply, side_name(g->pos.stm));
+            printf("took back to ply %d, %s to move\n", g->pos.turn, side_name(g->pos.stm));
             show_board(g, S->quiet_board);
         }
     } else if (alone && !strcmp(w, "resign")) {

@@ -42,7 +42,7 @@ static void print_plies(const gk_record_t *rec, int quiet) {
         int n = rec->move_start[m + 1] - rec->move_start[m];
         char t[GK_MOVE_TEXT_MAX];
         if (g->move_text(&p, seq, n, t, sizeof t) < 0) snprintf(t, sizeof t, "?");
-        printf("ply %3u  %-5s  %s\n", (unsigned)p.ply + 1, p.stm == GK_WHITE ? "White" : "Black",
+        printf("ply %3u  %-5s  %s\n", (unsigned)p.turn + 1, p.stm == GK_WHITE ? "White" : "Black",
                t);
         for (int i = 0; i < n; i++) g->play(&p, seq[i]);
     }

@@ -100,7 +100,7 @@ typedef struct bk_edge {
 /* Identity of a position as the book stores it. */
 typedef struct bk_id {
     uint64_t key, check;
-    uint16_t ply;    /* turns completed */
+    uint16_t turn;   /* turns completed */
     uint8_t in_turn; /* actions played in the current turn */
     uint8_t stm;     /* side to move */
 } bk_id_t;
@@ -109,7 +109,7 @@ typedef struct bk_node {
     uint64_t key, check;
     uint32_t first;        /* edges book->edge[first .. first + nedges) */
     uint16_t nedges, ecap; /* ecap: room at `first` */
-    uint16_t ply;
+    uint16_t turn;
     uint8_t in_turn, stm;
     bk_leaf_t leaf;
     float value;    /* derived */
@@ -118,7 +118,7 @@ typedef struct bk_node {
 } bk_node_t;
 
 typedef struct bk_book {
-    gk_rules_t rules; /* game and variant of the book; max_plies used to replay */
+    gk_rules_t rules; /* game and variant of the book; turn_limit used to replay */
     uint32_t nnodes, node_cap;
     bk_node_t *node;
     uint32_t edge_used, edge_cap; /* the edge pool (blocks of nodes, with holes until saved) */

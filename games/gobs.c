@@ -83,7 +83,7 @@ static void gobs_setup(gk_pos_t *p, const gk_rules_t *r) {
     memset(p, 0, sizeof *p);
     p->game = GK_GAME_GOBS;
     p->variant = r->variant;
-    p->max_plies = r->max_plies;
+    p->turn_limit = r->turn_limit;
     p->stm = GK_WHITE;
     for (int s = 0; s < 27; s++) p->b.cell[s] = GOBS_WHITE;
     for (int s = 54; s < 81; s++) p->b.cell[s] = GOBS_BLACK;
@@ -212,7 +212,7 @@ static void end_turn(gk_pos_t *p, bool elim) {
     p->aux[GOBS_AUX_JUMPER] = 0;
     p->stm = (uint8_t)opp;
     p->hash ^= z_stm;
-    p->ply++;
+    p->turn++;
     const gk_result_t win = me == GK_WHITE ? GK_WIN_WHITE : GK_WIN_BLACK;
     const gk_result_t loss = me == GK_WHITE ? GK_WIN_BLACK : GK_WIN_WHITE;
     if (theirs < GOBS_LIMIT) {
@@ -223,8 +223,8 @@ static void end_turn(gk_pos_t *p, bool elim) {
         else if (mine <= GOBS_LIMIT)
             gk_set_result(p, loss, GK_REASON_GOBS);
     }
-    if (p->result == GK_ONGOING && p->max_plies && p->ply >= p->max_plies)
-        gk_set_result(p, GK_DRAW, GK_REASON_PLY_LIMIT);
+    if (p->result == GK_ONGOING && p->turn_limit && p->turn >= p->turn_limit)
+        gk_set_result(p, GK_DRAW, GK_REASON_TURN_LIMIT);
 }
 
 /* The jumped piece of a leg: the only piece between from and to. */
@@ -1092,7 +1092,7 @@ static int gobs_pos_to_text(const gk_pos_t *p, char *buf, size_t cap) {
         if (row) sb_putc(&b, '/');
     }
     char tmp[40];
-    snprintf(tmp, sizeof tmp, " %c %u ", p->stm == GK_WHITE ? 'w' : 'b', (unsigned)p->ply);
+    snprintf(tmp, sizeof tmp, " %c %u ", p->stm == GK_WHITE ? 'w' : 'b', (unsigned)p->turn);
     sb_puts(&b, tmp);
     if (p->in_turn) {
         sb_sq(&b, p->aux[GOBS_AUX_JUMPER]);
@@ -1195,7 +1195,7 @@ static int parse_ply(gk_pos_t *p, const char *f, size_t fl, char *err, size_t er
         snprintf(err, errcap, "ply %lu is above 65535", ply);
         return -1;
     }
-    p->ply = (uint16_t)ply;
+    p->turn = (uint16_t)ply;
     return 0;
 }
 
@@ -1241,7 +1241,7 @@ static int parse_result(gk_pos_t *p, const char *f, size_t fl, char *err, size_t
             if (field_is(colon + 1, wl, gk_reason_text((gk_reason_t)i))) why = i;
     }
     const bool drawish =
-        why == GK_REASON_REPETITION || why == GK_REASON_PLY_LIMIT || why == GK_REASON_GOBS_DRAW;
+        why == GK_REASON_REPETITION || why == GK_REASON_TURN_LIMIT || why == GK_REASON_GOBS_DRAW;
     if (why < 0 || (r == GK_DRAW) != drawish) {
         snprintf(err, errcap,
                  "result must be '*' or RESULT:REASON as in '1-0:gobs', "
@@ -1257,7 +1257,7 @@ static int parse_result(gk_pos_t *p, const char *f, size_t fl, char *err, size_t
 /* An unfinished position must be one the rules can reach: the mover started its turn
  * with at least 5 pieces (5 = GOBSed), the other side with at least 6 (it did not just
  * fail), a chain in progress can go on, and the ply limit is not reached. */
-static int check_reachable(const gk_pos_t *p, uint16_t max_plies, char *err, size_t errcap) {
+static int check_reachable(const gk_pos_t *p, uint16_t turn_limit, char *err, size_t errcap) {
     const int me = p->stm, opp = 1 - me, legs = p->in_turn;
     if (p->aux[GOBS_AUX_COUNT + me] - legs < GOBS_LIMIT) {
         snprintf(err, errcap, "the side to move has fewer than 5 pieces: the game is over");
@@ -1273,22 +1273,22 @@ static int check_reachable(const gk_pos_t *p, uint16_t max_plies, char *err, siz
                  "would already have ended");
         return -1;
     }
-    if (max_plies && p->ply >= max_plies) {
+    if (turn_limit && p->turn >= turn_limit) {
         snprintf(err, errcap, "ply %u is not below the ply limit %u (see --max-plies)",
-                 (unsigned)p->ply, (unsigned)max_plies);
+                 (unsigned)p->turn, (unsigned)turn_limit);
         return -1;
     }
     return 0;
 }
 
-static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plies, char *err,
+static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t turn_limit, char *err,
                               size_t errcap) {
     const char *f[6];
     size_t fl[6];
     gk_pos_t p;
     memset(&p, 0, sizeof p);
     p.game = GK_GAME_GOBS;
-    p.max_plies = max_plies;
+    p.turn_limit = turn_limit;
     for (const char *s = text; *s; s++)
         if ((unsigned char)*s < 32 || (unsigned char)*s > 126)
             return gk_fail(err, errcap, GK_E_INVALID,
@@ -1324,7 +1324,7 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
         return -1;
     if (nf == 6 && !field_is(f[5], fl[5], "*") && parse_result(&p, f[5], fl[5], err, errcap) < 0)
         return -1;
-    if (p.result == GK_ONGOING && check_reachable(&p, max_plies, err, errcap) < 0) return -1;
+    if (p.result == GK_ONGOING && check_reachable(&p, turn_limit, err, errcap) < 0) return -1;
     p.hash = gobs_hash_full(&p);
     *out = p;
     return 0;
@@ -1354,7 +1354,7 @@ static int gobs_board_text(const gk_pos_t *p, char *buf, size_t cap) {
     char tmp[200];
     const int me = p->stm;
     snprintf(tmp, sizeof tmp, "gobs %s, ply %u, white %d, black %d, %s to move",
-             variant_names[p->variant & 1], (unsigned)p->ply, gobs_count(p, GK_WHITE),
+             variant_names[p->variant & 1], (unsigned)p->turn, gobs_count(p, GK_WHITE),
              gobs_count(p, GK_BLACK), me == GK_WHITE ? "white" : "black");
     sb_puts(&b, tmp);
     if (p->result != GK_ONGOING) {

@@ -44,7 +44,7 @@ static void check_position(const gk_pos_t *p) {
 }
 
 static void test_legal(int game, int variant) {
-    gk_rules_t r = {(uint8_t)game, (uint8_t)variant, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {(uint8_t)game, (uint8_t)variant, GK_DEFAULT_TURN_LIMIT};
     gk_pos_t p;
     gk_game_by_id(game)->setup(&p, &r);
     uint64_t rng = 11;
@@ -81,8 +81,8 @@ static void test_turn_step(void) {
         CHECK(!gk_over(&p), "over before ply %d", i + 1);
         play_text(&p, &h, moves[i % 4]);
     }
-    CHECK(gk_over(&p) && p.reason == GK_REASON_REPETITION && p.ply == 8,
-          "third occurrence after ply 8: reason %d ply %d", p.reason, p.ply);
+    CHECK(gk_over(&p) && p.reason == GK_REASON_REPETITION && p.turn == 8,
+          "third occurrence after ply 8: reason %d ply %d", p.reason, p.turn);
     CHECK(h.n == 9, "history of the start and 8 turns, got %d", h.n);
 
     /* No ply limit, a history one entry short of full: the next turn fills it, the one
@@ -97,11 +97,11 @@ static void test_turn_step(void) {
     play_text(&p, &h, "a1-b1");
     CHECK(!gk_over(&p) && h.n == GK_HIST_MAX, "the turn that fills the history: n %d", h.n);
     play_text(&p, &h, "h8-g8");
-    CHECK(gk_over(&p) && p.result == GK_DRAW && p.reason == GK_REASON_PLY_LIMIT,
+    CHECK(gk_over(&p) && p.result == GK_DRAW && p.reason == GK_REASON_TURN_LIMIT,
           "a full history ends the game: result %d reason %d", p.result, p.reason);
     gk_end_turn(&p, &h); /* after the end: nothing */
-    CHECK(h.n == GK_HIST_MAX && p.reason == GK_REASON_PLY_LIMIT, "gk_end_turn after the end");
-    CHECK(GK_MAX_PLY_LIMIT + 1 == GK_HIST_MAX, "the largest ply limit fits the history");
+    CHECK(h.n == GK_HIST_MAX && p.reason == GK_REASON_TURN_LIMIT, "gk_end_turn after the end");
+    CHECK(GK_MAX_TURN_LIMIT + 1 == GK_HIST_MAX, "the largest ply limit fits the history");
 }
 
 int main(void) {

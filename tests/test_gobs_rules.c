@@ -109,7 +109,7 @@ static void run_file(const char *path) {
     }
     const gk_game_t *g = &gk_gobs_game;
     gk_pos_t p;
-    int have = 0, max_plies = 0;
+    int have = 0, turn_limit = 0;
     char line[4096], err[256], buf[GK_BOARD_TEXT_MAX];
     cur_file = path;
     cur_line = 0;
@@ -127,11 +127,11 @@ static void run_file(const char *path) {
         while (*rest == ' ') rest++;
         checks++;
         if (!strcmp(s, "max-plies")) {
-            max_plies = atoi(rest);
+            turn_limit = atoi(rest);
             continue;
         }
         if (!strcmp(s, "position")) {
-            if (g->pos_from_text(&p, rest, (uint16_t)max_plies, err, sizeof err) < 0) {
+            if (g->pos_from_text(&p, rest, (uint16_t)turn_limit, err, sizeof err) < 0) {
                 fail("bad position: %s%s", err, "");
                 have = 0;
             } else {
@@ -144,7 +144,7 @@ static void run_file(const char *path) {
         }
         if (!strcmp(s, "bad-position")) {
             gk_pos_t q;
-            if (g->pos_from_text(&q, rest, (uint16_t)max_plies, err, sizeof err) == 0)
+            if (g->pos_from_text(&q, rest, (uint16_t)turn_limit, err, sizeof err) == 0)
                 fail("position accepted: %s%s", rest, "");
             continue;
         }

@@ -87,7 +87,7 @@ static void run_record(const record_t *r, const ev_weights_t *w, mcts_t *m, mcts
     const gk_game_t *g = gk_game_by_id(GK_GAME_GOUNKI);
     gk_pos_t p;
     char err[256];
-    if (g->pos_from_text(&p, r->position, GK_DEFAULT_MAX_PLY, err, sizeof err) < 0) {
+    if (g->pos_from_text(&p, r->position, GK_DEFAULT_TURN_LIMIT, err, sizeof err) < 0) {
         CHECK(0, "%s: bad position: %s", r->name, err);
         return;
     }

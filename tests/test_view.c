@@ -125,7 +125,7 @@ static const char *xml_check(const char *s, size_t len) {
 static gk_pos_t pos_of(int game, const char *text) {
     gk_pos_t p;
     char err[256];
-    if (gk_game_by_id(game)->pos_from_text(&p, text, GK_DEFAULT_MAX_PLY, err, sizeof err) < 0) {
+    if (gk_game_by_id(game)->pos_from_text(&p, text, GK_DEFAULT_TURN_LIMIT, err, sizeof err) < 0) {
         fprintf(stderr, "bad test position '%s': %s\n", text, err);
         exit(1);
     }
@@ -194,7 +194,7 @@ static void check_shapes(const gk_pos_t *p, const char *svg) {
 
 static void test_gounki_boards(void) {
     gk_pos_t start, p;
-    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     gk_gounki_game.setup(&start, &r);
     view_marks_t m;
     char *svg = board(&start, NULL, &m, NULL);
@@ -280,7 +280,7 @@ static void test_gounki_boards(void) {
 
 static void test_gobs_boards(void) {
     gk_pos_t start, p, after;
-    gk_rules_t r = {GK_GAME_GOBS, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {GK_GAME_GOBS, 0, GK_DEFAULT_TURN_LIMIT};
     gk_gobs_game.setup(&start, &r);
     view_marks_t m;
     char *svg = board(&start, NULL, &m, NULL);
@@ -366,7 +366,7 @@ static int record_actions(const gk_pos_t *start, const char *moves, gk_action_t 
 }
 
 static void test_pages(void) {
-    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     view_game_t g = {0};
     gk_gounki_game.setup(&g.start, &r);
     gk_action_t act[64];
@@ -427,9 +427,9 @@ static void test_pages(void) {
     free(html);
 
     /* Statistics that point past the children given are refused. */
-    gl_ply_t st = {.kind = GL_PLY_SEARCH, .ntop = 2, .visits = 10, .first = 0};
+    gl_action_stats_t st = {.kind = GL_ACTION_SEARCH, .ntop = 2, .visits = 10, .first = 0};
     gl_child_t ch[1] = {{act[0], 9}};
-    g.ply = &st;
+    g.stats = &st;
     g.child = ch;
     g.nchild = 1;
     gk_sb_growing(&b);
@@ -463,8 +463,8 @@ static void test_gamelog_page(void) {
     char err[256];
     CHECK(view_gamelog_html(&b, &g, NULL, err, sizeof err) == GK_OK);
     int searched = 0;
-    for (uint32_t i = 0; i < g.nactions; i++) searched += g.ply[i].kind == GL_PLY_SEARCH;
-    CHECK(count(b.p, "{\"m\":") == (int)g.plies); /* one ply per turn */
+    for (uint32_t i = 0; i < g.nactions; i++) searched += g.stats[i].kind == GL_ACTION_SEARCH;
+    CHECK(count(b.p, "{\"m\":") == (int)g.turns); /* one ply per turn */
     CHECK(count(b.p, "\"v\":") == searched && searched > 0);
     CHECK(count(b.p, "class='vline'") >= 1 && strstr(b.p, "<title>Self-play game 3</title>"));
     CHECK(strstr(b.p, "<b>Seed</b>") != NULL);
@@ -475,7 +475,7 @@ static void test_gamelog_page(void) {
     CHECK(play_log_game(GK_GAME_GOBS, GOBS_VAR_SHORT, 16, 1, &g) == SP_DONE);
     gk_sb_growing(&b);
     CHECK(view_gamelog_html(&b, &g, "short <Gobs>", err, sizeof err) == GK_OK);
-    CHECK(count(b.p, "{\"m\":") == (int)g.plies && g.nactions >= g.plies);
+    CHECK(count(b.p, "{\"m\":") == (int)g.turns && g.nactions >= g.turns);
     CHECK(count(b.p, "{\"k\":") == (int)g.nactions);
     CHECK(strstr(b.p, "<title>short &lt;Gobs&gt;</title>") != NULL);
     gk_sb_free(&b);
@@ -638,7 +638,7 @@ static int write_log_page(const char *dir, const char *name, int game, int varia
         fprintf(stderr, "%s: %s\n", path, err);
     else
         printf("%s: %s, %u plies, %u actions, %lld bytes\n", path, gk_game_by_id(game)->name,
-               g.plies, g.nactions, (long long)st.st_size);
+               g.turns, g.nactions, (long long)st.st_size);
     if (keep)
         *keep = g;
     else
@@ -651,7 +651,7 @@ static int write_log_page(const char *dir, const char *name, int game, int varia
  * self-play log keeps. */
 static int write_random_page(const char *dir, const char *name, int game, int plies) {
     static gk_action_t act[1 << 16];
-    static gl_ply_t st[1 << 16];
+    static gl_action_stats_t st[1 << 16];
     static gl_child_t ch[8 << 16];
     view_game_t g = {0};
     gk_rules_t r = {(uint8_t)game, 0, (uint16_t)plies};
@@ -669,14 +669,15 @@ static int write_random_page(const char *dir, const char *name, int game, int pl
         for (int i = 0; i < nl; i++) { /* no end but the ply limit, no third repetition */
             gk_pos_t q = p;
             gk_play(&q, list[i]);
-            if ((!gk_over(&q) || q.reason == GK_REASON_PLY_LIMIT) &&
+            if ((!gk_over(&q) || q.reason == GK_REASON_TURN_LIMIT) &&
                 (q.in_turn || gk_hist_count(&hist, q.hash) < 2))
                 keep[nk++] = list[i];
         }
         if (nk == 0) memcpy(keep, list, sizeof *list * (size_t)(nk = nl));
         gk_action_t a = keep[gk_splitmix64(&rng) % (uint64_t)nk];
         v = 0.9 * v + 0.1 * ((double)(gk_splitmix64(&rng) % 2001) / 1000 - 1);
-        st[n] = (gl_ply_t){.kind = GL_PLY_SEARCH, .visits = 800, .value = (float)v, .first = nc};
+        st[n] = (gl_action_stats_t){
+            .kind = GL_ACTION_SEARCH, .visits = 800, .value = (float)v, .first = nc};
         ch[nc++] = (gl_child_t){a, 300};
         for (int i = 0; i < nl && st[n].ntop < 7; i++)
             if (list[i] != a) ch[nc++] = (gl_child_t){list[i], 200u >> st[n].ntop++};
@@ -686,7 +687,7 @@ static int write_random_page(const char *dir, const char *name, int game, int pl
     }
     g.action = act;
     g.nactions = n;
-    g.ply = st;
+    g.stats = st;
     g.child = ch;
     g.nchild = nc;
     g.title = "Random game (page size test)";
@@ -700,7 +701,7 @@ static int write_random_page(const char *dir, const char *name, int game, int pl
         fprintf(stderr, "%s: %s\n", path, err);
     else
         printf("%s: %s, %u plies, %u actions, %zu bytes\n", path, gk_game_by_id(game)->name,
-               (unsigned)p.ply, n, b.n);
+               (unsigned)p.turn, n, b.n);
     gk_sb_free(&b);
     return rc != 0;
 }

@@ -307,13 +307,13 @@ static int legal_in(const gk_action_t *list, int n, gk_action_t a) {
 static int put_decision(gk_sb_t *b, const page_t *pg, const gk_pos_t *p, uint32_t i,
                         const gk_action_t *list, int nl, double *value, char *err, size_t errcap) {
     const view_game_t *g = pg->g;
-    const gl_ply_t *st = &g->ply[i];
+    const gl_action_stats_t *st = &g->stats[i];
     char t[GK_MOVE_TEXT_MAX];
-    int kind = st->kind < GL_NPLYKINDS ? st->kind : GL_PLY_SEARCH;
+    int kind = st->kind < GL_NACTION_KINDS ? st->kind : GL_ACTION_SEARCH;
     gk_sb_printf(b, "{\"k\":%d,\"a\":", kind);
     if (pg->gm->action_text(p, g->action[i], t, sizeof t) < 0) snprintf(t, sizeof t, "?");
     vg_put_js_string(b, t);
-    if (kind == GL_PLY_SEARCH) {
+    if (kind == GL_ACTION_SEARCH) {
         double v = isfinite(st->value) ? st->value : 0;
         if (v > 1) v = 1;
         if (v < -1) v = -1;
@@ -378,10 +378,10 @@ static int play_turn(page_t *pg, gk_pos_t *p, gk_hist_t *hist, uint32_t *i, gk_a
         int nl = gk_over(p) ? 0 : gk_gen(p, list);
         GK_RETURN_IF(gk_over(p), err, errcap, GK_E_REPLAY,
                      "action %u comes after the end of the game (ply %u)", *i + 1,
-                     (unsigned)p->ply);
+                     (unsigned)p->turn);
         GK_RETURN_IF(!legal_in(list, nl, a) || *n >= GK_MAX_TURN, err, errcap, GK_E_REPLAY,
-                     "action %u (ply %u) is not legal there", *i + 1, (unsigned)p->ply + 1);
-        if (g->ply) {
+                     "action %u (ply %u) is not legal there", *i + 1, (unsigned)p->turn + 1);
+        if (g->stats) {
             if (*n) gk_sb_putc(dec, ',');
             GK_FORWARD_IF(
                 put_decision(dec, pg, p, *i, list, nl, &pg->value[pg->nply], err, errcap));
@@ -429,10 +429,10 @@ static int replay(page_t *pg, char *err, size_t errcap) {
         view_marks_of(&before, seq, n, marks);
         gk_sb_printf(b, ",\n{\"m\":");
         vg_put_js_string(b, t);
-        gk_sb_printf(b, ",\"s\":%d,\"n\":%u,", before.stm, (unsigned)before.ply / 2 + 1);
+        gk_sb_printf(b, ",\"s\":%d,\"n\":%u,", before.stm, (unsigned)before.turn / 2 + 1);
         put_pos(pg, &p);
         put_marks(b, marks);
-        if (g->ply) {
+        if (g->stats) {
             gk_sb_puts(b, ",\"d\":[");
             gk_sb_put(b, dec.p ? dec.p : "", dec.n);
             gk_sb_puts(b, "]");
@@ -572,7 +572,7 @@ int view_game_html(gk_sb_t *out, const view_game_t *g, char *err, size_t errcap)
     const gk_game_t *gm = gk_game_of(&g->start);
     GK_RETURN_IF(!gm, err, errcap, GK_E_ARG, "unknown game %d", g->start.game);
     GK_RETURN_IF(g->nactions && !g->action, err, errcap, GK_E_ARG, "no actions given");
-    GK_RETURN_IF(g->ply && g->nchild && !g->child, err, errcap, GK_E_ARG, "no children given");
+    GK_RETURN_IF(g->stats && g->nchild && !g->child, err, errcap, GK_E_ARG, "no children given");
     page_t pg = {.g = g, .gm = gm};
     gk_sb_growing(&pg.data);
     int rc = replay(&pg, err, errcap);
@@ -622,7 +622,7 @@ int view_game_html(gk_sb_t *out, const view_game_t *g, char *err, size_t errcap)
                     "</span></div>\n<code id='gv-pos'></code>\n<p id='gv-comment'></p>\n"
                     "</section>\n<section id='gv-right'><h2>Moves</h2><div id='gv-moves'>"
                     "</div>\n");
-    if (g->ply) gk_sb_puts(out, "<h2>Search</h2><div id='gv-search'></div>\n");
+    if (g->stats) gk_sb_puts(out, "<h2>Search</h2><div id='gv-search'></div>\n");
     gk_sb_puts(out, "</section></main>\n");
     if (values) {
         gk_sb_puts(out, "<section id='gv-graph-box'><h2>Root value per ply (the search's "
@@ -654,7 +654,7 @@ int view_gamelog_html(gk_sb_t *out, const gl_game_t *lg, const char *title, char
     g.action = lg->action;
     g.nactions = lg->nactions;
     if (lg->has_stats) {
-        g.ply = lg->ply;
+        g.stats = lg->stats;
         g.child = lg->child;
         g.nchild = lg->nchild;
     }
@@ -682,12 +682,12 @@ int view_gamelog_html(gk_sb_t *out, const gl_game_t *lg, const char *title, char
         TAG("Search", "%u playouts, %u thread(s)", lg->set.playouts, lg->set.threads_per_game);
     else
         TAG("Search", "%u ms, %u thread(s)", lg->set.time_ms, lg->set.threads_per_game);
-    TAG("Opening", "%u turns %s, temperature %g for %u turns", lg->set.open_plies,
+    TAG("Opening", "%u turns %s, temperature %g for %u turns", lg->set.open_turns,
         lg->set.open_kind == GL_OPEN_BOOK     ? "from a book"
         : lg->set.open_kind == GL_OPEN_POLICY ? "from the policy"
         : lg->set.open_kind == GL_OPEN_NONE   ? "(none)"
                                               : "random",
-        (double)lg->set.temperature, lg->set.temp_plies);
+        (double)lg->set.temperature, lg->set.temp_turns);
     TAG("Time", "%.1f s", lg->time_ms / 1000.0);
     if (lg->resign_at)
         TAG("Resignation", "%s %s at action %u", lg->resign_side ? "Black" : "White",

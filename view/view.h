@@ -103,7 +103,7 @@ typedef struct view_game {
     uint32_t nactions;
     /* Optional root statistics, one per action (data/gamelog.h); NULL when none.  ply[i]
      * has ply[i].ntop children at child[ply[i].first ...]. */
-    const gl_ply_t *ply;
+    const gl_action_stats_t *stats;
     const gl_child_t *child;
     uint32_t nchild;
     /* Optional comment per complete move (turn), NULL entries allowed; NULL when none. */
