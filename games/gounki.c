@@ -837,19 +837,19 @@ static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t turn_l
         return fail_at(err, errcap, "expected the side to move, w or b", *s ? s : NULL);
     s++;
     if (*s != ' ' && *s != '\t')
-        return fail_at(err, errcap, "expected ' ' and the ply count after the side to move",
+        return fail_at(err, errcap, "expected ' ' and the turn count after the side to move",
                        *s ? s : NULL);
     while (*s == ' ' || *s == '\t') s++;
     if (!(*s >= '0' && *s <= '9'))
-        return fail_at(err, errcap, "expected the ply count", *s ? s : NULL);
-    long ply = 0;
+        return fail_at(err, errcap, "expected the turn count", *s ? s : NULL);
+    long turns = 0;
     if (*s == '0' && s[1] >= '0' && s[1] <= '9')
-        return fail_at(err, errcap, "ply count with a leading zero", s);
+        return fail_at(err, errcap, "turn count with a leading zero", s);
     while (*s >= '0' && *s <= '9') {
-        ply = ply * 10 + (*s++ - '0');
-        if (ply > 65535) return fail_at(err, errcap, "ply count above 65535", NULL);
+        turns = turns * 10 + (*s++ - '0');
+        if (turns > 65535) return fail_at(err, errcap, "turn count above 65535", NULL);
     }
-    p.turn = (uint16_t)ply;
+    p.turn = (uint16_t)turns;
     for (int c = 0; c < 2; c++)
         for (int k = 0; k < 2; k++)
             if (count[c][k] > 8)
@@ -875,16 +875,11 @@ static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t turn_l
         static const gk_reason_t reasons[] = {GK_REASON_EXIT,       GK_REASON_CAPTURE_ALL,
                                               GK_REASON_NO_MOVE,    GK_REASON_REPETITION,
                                               GK_REASON_TURN_LIMIT, GK_REASON_RESIGN};
-        int why = -1;
-        for (int i = 0; i < 6; i++) {
-            const char *rt = gk_reason_text(reasons[i]);
-            size_t l = strlen(rt);
-            if (!strncmp(t, rt, l) && (t[l] == 0 || is_space(t[l]))) {
-                why = (int)reasons[i];
-                t += l;
-                break;
-            }
-        }
+        size_t l = 0;
+        while (t[l] && !is_space(t[l])) l++;
+        int why = -1, named = gk_reason_named(t, l); /* reads the old name ply-limit too */
+        for (int i = 0; i < 6; i++)
+            if (named == (int)reasons[i]) why = named, t += l;
         if (why < 0) return fail_at(err, errcap, "expected the reason the game ended", t);
         int draw_reason = why == GK_REASON_REPETITION || why == GK_REASON_TURN_LIMIT;
         if ((res == GK_DRAW) != draw_reason)
@@ -939,10 +934,10 @@ static int gounki_board_text(const gk_pos_t *p, char *buf, size_t cap) {
     }
     len += snprintf(tmp + len, sizeof tmp - (size_t)len, "%s", files);
     if (p->result == GK_ONGOING)
-        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "%s to move, ply %u\n",
-                        p->stm == GK_WHITE ? "White" : "Black", (unsigned)p->turn);
+        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "%s to move, turn %u\n",
+                        p->stm == GK_WHITE ? "White" : "Black", (unsigned)p->turn + 1);
     else
-        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "game over after ply %u: %s (%s)\n",
+        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "game over after turn %u: %s (%s)\n",
                         (unsigned)p->turn, gk_result_text((gk_result_t)p->result),
                         gk_reason_text((gk_reason_t)p->reason));
     if (len < 0 || (size_t)len >= cap) return -1;

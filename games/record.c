@@ -354,12 +354,13 @@ static int apply_tags(gk_record_t *rec, const gk_rules_t *defaults, char *err, s
                            g->name, v);
         r.variant = (uint8_t)k;
     }
-    if ((v = gk_record_tag(rec, "MaxPlies"))) {
+    const char *limit_tag = gk_record_tag(rec, "TurnLimit") ? "TurnLimit" : "MaxPlies"; /* old */
+    if ((v = gk_record_tag(rec, limit_tag))) {
         char *end;
         long m = strtol(v, &end, 10);
         if (!*v || *end || m < 0 || m > GK_MAX_TURN_LIMIT)
-            return gk_fail(err, errcap, GK_E_INVALID, "tag MaxPlies: '%s' is not a number 0..%d", v,
-                           GK_MAX_TURN_LIMIT);
+            return gk_fail(err, errcap, GK_E_INVALID, "tag %s: '%s' is not a number 0..%d",
+                           limit_tag, v, GK_MAX_TURN_LIMIT);
         r.turn_limit = (uint16_t)m;
     }
     gk_pos_t p;
@@ -462,7 +463,7 @@ static int read_one(gk_record_t *rec, const lex_t *L, int *pi, const gk_rules_t 
         if (it->kind == IT_NUMBER) {
             long want = p->turn / 2 + 1;
             if (it->number != want)
-                READ_FAIL("line %d: move number %ld, but the next move (ply %d, %s) is number %ld",
+                READ_FAIL("line %d: move number %ld, but the next move (turn %d, %s) is number %ld",
                           it->line, it->number, p->turn + 1, side_name(p), want);
             if (it->first) line_numbered = 1;
             i++;
@@ -487,7 +488,7 @@ static int read_one(gk_record_t *rec, const lex_t *L, int *pi, const gk_rules_t 
         for (k = 1; k <= maxk; k++) {
             if (join_words(L, i, k, buf, sizeof buf) < 0) {
                 if (k == 1)
-                    READ_FAIL("line %d, ply %d: '%.20s...' is too long for a move", it->line,
+                    READ_FAIL("line %d, turn %d: '%.20s...' is too long for a move", it->line,
                               p->turn + 1, it->s);
                 break;
             }
@@ -513,10 +514,10 @@ static int read_one(gk_record_t *rec, const lex_t *L, int *pi, const gk_rules_t 
                 continue;
             }
             if (gk_over(p))
-                READ_FAIL("line %d, ply %d: '%s': the game is already over (%s %s)", it->line,
+                READ_FAIL("line %d, turn %d: '%s': the game is already over (%s %s)", it->line,
                           p->turn + 1, what, gk_result_text((gk_result_t)p->result),
                           gk_reason_text((gk_reason_t)p->reason));
-            READ_FAIL("line %d, ply %d (%s): '%s': %s", it->line, p->turn + 1, side_name(p), what,
+            READ_FAIL("line %d, turn %d (%s): '%s': %s", it->line, p->turn + 1, side_name(p), what,
                       why);
         }
         /* A following lone '+' must be true of the move just read. */
@@ -530,7 +531,7 @@ static int read_one(gk_record_t *rec, const lex_t *L, int *pi, const gk_rules_t 
             else
                 snprintf(e, sizeof e, "move text too long");
             if (n2 != n || memcmp(seq, seq2, (size_t)n * sizeof *seq))
-                READ_FAIL("line %d, ply %d (%s): '%s': %s", it->line, p->turn + 1, side_name(p),
+                READ_FAIL("line %d, turn %d (%s): '%s': %s", it->line, p->turn + 1, side_name(p),
                           buf, n2 < 0 ? e : "the '+' changes the move");
             k++;
         }
@@ -607,11 +608,10 @@ const char *gk_winner_text(gk_result_t r) {
     }
 }
 
-/* The endings of the rules, by their gk_reason_text names. */
+/* The endings of the rules, by their gk_reason_named names (old ones too). */
 static int rules_reason(const char *t) {
-    for (int r = GK_REASON_NONE + 1; r < GK_NREASONS; r++)
-        if (r != GK_REASON_RESIGN && !strcmp(t, gk_reason_text((gk_reason_t)r))) return 1;
-    return 0;
+    int r = gk_reason_named(t, strlen(t));
+    return r > GK_REASON_NONE && r != GK_REASON_RESIGN;
 }
 
 /* A claim (token or tag) as a result, checked against the rules' end; -2 when it
@@ -646,7 +646,7 @@ int gk_record_outcome(const gk_record_t *rec, gk_outcome_t *out, char *err, size
     if (res < 0) return -1;
     if (gk_over(fin)) {
         const char *why = gk_reason_text((gk_reason_t)fin->reason);
-        if (term && strcmp(term, why) && strcmp(term, "normal"))
+        if (term && gk_reason_named(term, strlen(term)) != fin->reason && strcmp(term, "normal"))
             return gk_fail(err, errcap, GK_E_INVALID,
                            "the Termination tag says %s but the game ended by %s", term, why);
         out->result = (gk_result_t)fin->result, out->by_rules = 1;
@@ -660,7 +660,7 @@ int gk_record_outcome(const gk_record_t *rec, gk_outcome_t *out, char *err, size
     if (term && rules_reason(term))
         return gk_fail(err, errcap, GK_E_INVALID,
                        "the Termination tag says %s but the rules have not ended the game after "
-                       "ply %u",
+                       "turn %u",
                        term, (unsigned)fin->turn);
     if (term && !strcmp(term, "resign") && out->result == GK_DRAW)
         return gk_fail(err, errcap, GK_E_INVALID,
@@ -710,12 +710,12 @@ int gk_record_write_notes(const gk_record_t *rec, FILE *f, const char *const *gl
     if (rec->rules.turn_limit != GK_DEFAULT_TURN_LIMIT) {
         char m[16];
         snprintf(m, sizeof m, "%u", (unsigned)rec->rules.turn_limit);
-        if (write_tag(f, "MaxPlies", m)) return -1;
+        if (write_tag(f, "TurnLimit", m)) return -1;
     }
     for (int i = 0; i < rec->ntags; i++) {
         const char *n = rec->tags[i].name;
         if (!strcmp(n, "Game") || !strcmp(n, "Variant") || !strcmp(n, "Position") ||
-            !strcmp(n, "FEN") || !strcmp(n, "MaxPlies"))
+            !strcmp(n, "FEN") || !strcmp(n, "TurnLimit") || !strcmp(n, "MaxPlies"))
             continue;
         if (write_tag(f, n, rec->tags[i].value)) return -1;
     }
