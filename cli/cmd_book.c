@@ -611,12 +611,12 @@ static int sub_stats(int argc, char **argv) {
     double tl = gk_now_s() - t0;
     if (rc) return rc;
     char rt[64];
-    uint64_t games = 0, w = 0, d = 0, l = 0, exits = 0, exit_ply = 0, budget = 0;
+    uint64_t games = 0, w = 0, d = 0, l = 0, exits = 0, exit_turns = 0, budget = 0;
     uint64_t leaf_value = 0, leaf_full = 0, leaf_none = 0, term = 0, leaf_best = 0, inner_n = 0;
-    uint32_t maxply = 0;
+    uint32_t max_turn = 0;
     for (uint32_t i = 0; i < b.nnodes; i++) {
         const bk_node_t *x = &b.node[i];
-        if (x->turn > maxply) maxply = x->turn;
+        if (x->turn > max_turn) max_turn = x->turn;
         bool inner = false;
         float top = -INFINITY;
         for (int j = 0; j < x->nedges; j++) {
@@ -628,7 +628,7 @@ static int sub_stats(int argc, char **argv) {
             else
                 term++;
         }
-        if (!inner) exits++, exit_ply += x->turn;
+        if (!inner) exits++, exit_turns += x->turn;
         if (x->nedges) inner_n++;
         if (x->nedges && x->leaf.kind == BK_LEAF_VALUE && x->leaf.value > top) leaf_best++;
         if (x->leaf.kind == BK_LEAF_VALUE)
@@ -660,7 +660,7 @@ static int sub_stats(int argc, char **argv) {
            isnan(root->value) ? 0.0 : (double)root->value, root->below);
     printf("exits       %" PRIu64 " nodes without a book move to a position, mean depth %.2f "
            "turns\n",
-           exits, exits ? (double)exit_ply / (double)exits : 0.0);
+           exits, exits ? (double)exit_turns / (double)exits : 0.0);
     printf("size        %" PRIu64 " bytes on disk (%.1f per node), %zu in memory (%.1f per "
            "node), loaded in %.3f s\n",
            b.file_bytes, (double)b.file_bytes / b.nnodes, bk_memory(&b),
@@ -668,10 +668,10 @@ static int sub_stats(int argc, char **argv) {
     printf("batches     %" PRIu64 " expansion batches, lineage %016" PRIx64 "\n", b.batches,
            b.lineage);
     printf("depth       turn: nodes\n");
-    uint64_t *hist = calloc((size_t)maxply + 1, sizeof *hist);
+    uint64_t *hist = calloc((size_t)max_turn + 1, sizeof *hist);
     if (hist) {
         for (uint32_t i = 0; i < b.nnodes; i++) hist[b.node[i].turn]++;
-        for (uint32_t p = 0; p <= maxply; p++)
+        for (uint32_t p = 0; p <= max_turn; p++)
             if (hist[p]) printf("            %4u: %" PRIu64 "\n", p, hist[p]);
         free(hist);
     }

@@ -29,7 +29,7 @@ static void usage(const cli_search_t *s) {
           "                     with K = threads= search threads (--set threads=K, or\n"
           "                     --threads-per-game K; default 1)\n"
           "  --seed S           run seed (default 1); each game's search is seeded from "
-          "it\n" CLI_RULES_HELP CLI_PLIES_HELP CLI_OPENINGS_HELP
+          "it\n" CLI_RULES_HELP CLI_TURNS_HELP CLI_OPENINGS_HELP
           "                     (default random:4; lines:FILE excludes the others)\n"
           "  --temperature T[,N]  sample actions by visits^(1/T) during the first N turns\n"
           "                     (default 1,10; 0 = always the most visited)\n"
@@ -333,7 +333,7 @@ int cmd_selfplay(int argc, char **argv) {
     cli_search_init(&sr, &o.set.mcts, &o.set.limits, CLI_SEARCH_WEIGHTS);
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
-    po.allow = CLI_POS_RULES | CLI_POS_PLIES;
+    po.allow = CLI_POS_RULES | CLI_POS_TURN_LIMIT;
     po.why = "self-play starts from the start position (or opening lines: --openings lines:FILE)";
     cli_run_t run;
     cli_run_init(&run, run_opts);

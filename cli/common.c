@@ -121,7 +121,7 @@ int cli_pos_option(const char *cmd, cli_pos_opts_t *o, int opt, const char *arg)
                 {CLI_OPT_VARIANT, CLI_POS_RULES, "--variant"},
                 {CLI_OPT_POSITION, CLI_POS_START, "--position"},
                 {CLI_OPT_MOVES, CLI_POS_START, "--moves"},
-                {CLI_OPT_MAX_PLIES, CLI_POS_PLIES, "--max-plies"}};
+                {CLI_OPT_TURN_LIMIT, CLI_POS_TURN_LIMIT, "--turn-limit"}};
     for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
         if (bits[i].opt == opt && !(o->allow & bits[i].bit)) {
             cli_error(cmd, "%s does not apply%s%s", bits[i].name, o->why ? ": " : "",
@@ -133,9 +133,9 @@ int cli_pos_option(const char *cmd, cli_pos_opts_t *o, int opt, const char *arg)
     case CLI_OPT_VARIANT: o->variant = arg; return 1;
     case CLI_OPT_POSITION: o->position = arg; return 1;
     case CLI_OPT_MOVES: o->moves = arg; return 1;
-    case CLI_OPT_MAX_PLIES:
-        return cli_parse_long(cmd, "--max-plies", arg, 0, GK_MAX_TURN_LIMIT, &o->turn_limit) ? -1
-                                                                                             : 1;
+    case CLI_OPT_TURN_LIMIT:
+        return cli_parse_long(cmd, "--turn-limit", arg, 0, GK_MAX_TURN_LIMIT, &o->turn_limit) ? -1
+                                                                                              : 1;
     default: return 0;
     }
 }

@@ -185,7 +185,7 @@ int log_write_json(FILE *f, const gl_game_t *g) {
     gk_sb_printf(&s, "{\"index\":%" PRIu64 ",\"seed\":\"%016" PRIx64 "\",\"game\":\"%s\"", g->index,
                  g->seed, G->name);
     gk_sb_printf(&s,
-                 ",\"variant\":\"%s\",\"max_plies\":%u,\"start\":", G->variants[g->rules.variant],
+                 ",\"variant\":\"%s\",\"turn_limit\":%u,\"start\":", G->variants[g->rules.variant],
                  (unsigned)g->rules.turn_limit);
     gk_sb_put_json(&s, ps);
     gk_sb_puts(&s, ",\"engine\":");
