@@ -499,7 +499,7 @@ int bk_update(bk_book_t *b, char *err, size_t errcap) {
     uint32_t *order = realloc(b->order, ((size_t)n + 1) * sizeof *order);
     if (order) b->order = order;
     if (!parent || !order) return nomem(err, errcap);
-    /* Counting sort by level = ply * 64 + in_turn: every edge goes to a higher level. */
+    /* Counting sort by level = turn * 64 + in_turn: every edge goes to a higher level. */
     uint32_t maxlev = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t lv = bk_level(&b->node[i]);

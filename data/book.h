@@ -8,10 +8,10 @@
  * NODES.  A node is one position (games/game.h: any position of the game interface, so a
  * Gobs node may be in the middle of a turn).  It is identified by its KEY, the Zobrist hash
  * p->hash, and its CHECK, bk_check(p): XXH64 of the position's bytes written field by
- * field (board, side to move, mid-turn state, turns played; not the ply limit, the result
+ * field (board, side to move, mid-turn state, turns played; not the turn limit, the result
  * or the hash).  Every lookup compares both, so a Zobrist collision can never return
  * another position's moves.  Two move orders that reach one position reach one node.
- * The check covers the turn count, so every book move leads from (ply, in_turn) to a
+ * The check covers the turn count, so every book move leads from (turn, in_turn) to a
  * strictly greater pair: the graph is acyclic by construction (a board met again after
  * more turns is another node), which keeps the back-up well defined.
  *
@@ -134,7 +134,7 @@ typedef struct bk_book {
     char *prov; /* provenance: "name value\n" lines, NUL-terminated */
     size_t prov_len;
     uint32_t *parent; /* derived: one parent of each node (the root: itself) */
-    uint32_t *order;  /* derived: nodes by (ply, in_turn), children after parents */
+    uint32_t *order;  /* derived: nodes by (turn, in_turn), children after parents */
 } bk_book_t;
 
 /* ---- identity ---- */
@@ -298,7 +298,7 @@ typedef struct bk_target {
  * alpha * (best value - the move's value) + 1 + policy_cost * -log(prior) (Fuego,
  * Lincke).  Needs bk_update.  Returns the number of targets. */
 int bk_select(const bk_book_t *b, const bk_select_opts_t *o, bk_target_t *out, int cap);
-/* Up to cap nodes without a leaf (not searched), by (ply, in_turn, key, check). */
+/* Up to cap nodes without a leaf (not searched), by (turn, in_turn, key, check). */
 int bk_unsearched(const bk_book_t *b, uint32_t *out, int cap);
 
 /* ---- the expansion journal ---- */

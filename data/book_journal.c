@@ -69,9 +69,9 @@ int bk_batch_encode(const bk_batch_t *bt, gl_buf_t *out, char *err, size_t errca
 static void rd_id(bk_rd_t *r, bk_id_t *id) {
     id->key = bk_rd_u64(r);
     id->check = bk_rd_u64(r);
-    uint64_t ply = bk_rd_var(r);
-    if (ply > UINT16_MAX) r->bad = true;
-    id->turn = (uint16_t)ply;
+    uint64_t turn = bk_rd_var(r);
+    if (turn > UINT16_MAX) r->bad = true;
+    id->turn = (uint16_t)turn;
     id->in_turn = bk_rd_u8(r);
     id->stm = bk_rd_u8(r);
     if (id->in_turn >= GK_MAX_TURN || id->stm > 1) r->bad = true;

@@ -10,7 +10,7 @@
  * children are coded as their index in gen() order (or raw 32-bit actions, see
  * GL_CODE_*), which is why encoding and decoding replay the game: an illegal or
  * out-of-range action is an error, and the decoder checks that the replay ends on the
- * stored final hash, result and ply count, so a log written by an engine whose gen()
+ * stored final hash, result and turn count, so a log written by an engine whose gen()
  * order differs is detected instead of silently misread.
  *
  * SHARD.  A file that is a plain sequence of FRAMES, each a zstd skippable frame holding
@@ -80,7 +80,7 @@ typedef struct gl_action_stats {
     uint16_t nlegal; /* legal actions at the root (known from the replay; filled on read) */
     uint32_t visits; /* root visits (playouts) */
     float value;     /* root value for the player to move, in [-1, 1] (stored to 1/32767) */
-    uint32_t first;  /* index of this ply's first child in gl_game_t.child */
+    uint32_t first;  /* index of this action's first child in gl_game_t.child */
 } gl_action_stats_t;
 
 /* The settings that produced a game, as plain numbers (the CLI's text is in the manifest). */
@@ -109,7 +109,7 @@ enum {
 typedef struct gl_game {
     uint64_t index;   /* game index in the run: 0 .. N-1 */
     uint64_t seed;    /* the game's own seed (derived from the run seed and index) */
-    gk_rules_t rules; /* game, variant, ply limit; the game starts at setup() */
+    gk_rules_t rules; /* game, variant, turn limit; the game starts at setup() */
     char engine[GL_ENGINE_MAX];
     uint64_t weights_hash; /* ev_weights_hash() of the evaluation used */
     gl_settings_t set;
@@ -122,7 +122,7 @@ typedef struct gl_game {
     uint32_t turns;      /* turns played */
     uint32_t time_ms;    /* wall time to play the game */
     uint64_t final_hash; /* Zobrist hash of the final position */
-    /* Actions, and when has_stats their statistics (ply[i] belongs to action[i]). */
+    /* Actions, and when has_stats their statistics (stats[i] belongs to action[i]). */
     bool has_stats;
     uint32_t nactions, cap;
     gk_action_t *action;

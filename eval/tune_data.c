@@ -35,7 +35,7 @@ static float clamp01(double x) {
     return x < 0 ? 0.0f : x > 1 ? 1.0f : (float)x;
 }
 
-/* Policy sample at p from the stored children of ply pl. */
+/* Policy sample at p from the stored children of action statistics pl. */
 static int add_policy(worker_t *w, const gk_pos_t *p, const gl_game_t *g,
                       const gl_action_stats_t *pl, uint64_t key, float *gbuf, float *tbuf) {
     gk_action_t acts[GK_MAX_ACTIONS];
