@@ -40,7 +40,7 @@ int match_check(const match_opts_t *o, char *err, size_t errcap) {
                        "the number of games must be even and at least 2 (got %d)", o->games);
     if (o->threads < 1) return gk_fail(err, errcap, GK_E_INVALID, "threads must be at least 1");
     if (o->opening_turns < 0 || o->opening_turns > 200)
-        return gk_fail(err, errcap, GK_E_INVALID, "opening plies must be in [0, 200] (got %d)",
+        return gk_fail(err, errcap, GK_E_INVALID, "opening turns must be in [0, 200] (got %d)",
                        o->opening_turns);
     if (o->book) {
         gk_pos_t setup;
@@ -174,7 +174,7 @@ static int engine_up(const match_opts_t *o, side_t *s, char *err, size_t cap) {
     const gk_game_t *g = gk_game_of(&o->start);
     char line[128];
     int rc = ep_handshake(s->ep, 10, err, cap);
-    snprintf(line, sizeof line, "setoption name max_plies value %d", o->start.turn_limit);
+    snprintf(line, sizeof line, "setoption name turn_limit value %d", o->start.turn_limit);
     if (rc == 0) rc = ep_send(s->ep, line, err, cap);
     snprintf(line, sizeof line, "game %s %s", g->name, g->variants[o->start.variant]);
     if (rc == 0) rc = ep_send(s->ep, line, err, cap);

@@ -72,6 +72,8 @@ int sp_settings_text(const sp_settings_t *s, char *buf, size_t cap) {
         snprintf(resign, sizeof resign, "off");
     const mcts_params_t *m = &s->mcts;
     const mcts_limits_t *l = &s->limits;
+    /* max_plies= is the turn limit under its first name: the text is the fingerprint of
+     * runs on disk (docs/FORMATS.md), so its keys never change. */
     int n = snprintf(
         buf, cap,
         "game=%s variant=%s max_plies=%u seed=%" PRIu64 " weights=%016" PRIx64 " playouts=%" PRIu64

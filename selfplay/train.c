@@ -58,6 +58,7 @@ static void gen_logs(const char *dir, int g, char *buf, size_t cap) {
 static size_t settings_text(const train_opts_t *o, uint64_t start_hash, char *t) {
     const size_t cap = TRAIN_SETTINGS_MAX;
     const tune_run_opts_t *u = &o->tune;
+    /* "plies" is the turn limit under its first name: the text fingerprints runs on disk. */
     int n =
         snprintf(t, cap,
                  "game %d variant %d plies %d games %d playouts %d openings %d match %d "
@@ -80,7 +81,7 @@ static size_t settings_text(const train_opts_t *o, uint64_t start_hash, char *t)
 static const char *const setting_flag[][2] = {
     {"game", "--game"},
     {"variant", "--variant"},
-    {"plies", "--max-plies"},
+    {"plies", "--turn-limit"},
     {"games", "--games"},
     {"playouts", "--playouts"},
     {"openings", "--openings"},
