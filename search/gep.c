@@ -292,7 +292,7 @@ static int cmd_gep(gep_t *g) {
     reply(g, "option name book_min type spin default %u min 0 max 1000000000", g->bopt.min_games);
     reply(g, "option name multipv type spin default %d min 1 max %d", g->multipv, GK_MAX_ACTIONS);
     reply(g, "option name info_interval type spin default %d min 50 max 3600000", g->info_ms);
-    reply(g, "option name max_plies type spin default %d min 0 max 65535", g->turn_limit);
+    reply(g, "option name turn_limit type spin default %d min 0 max 65535", g->turn_limit);
     reply(g, "gepok");
     return GEP_CONTINUE;
 }
@@ -348,13 +348,13 @@ static int set_other(gep_t *g, const char *name, const char *v) {
     }
     if (!strcmp(name, "multipv")) return set_int(g, name, v, 1, GK_MAX_ACTIONS, &g->multipv);
     if (!strcmp(name, "info_interval")) return set_int(g, name, v, 50, 3600000, &g->info_ms);
-    if (!strcmp(name, "max_plies")) {
+    if (!strcmp(name, "turn_limit") || !strcmp(name, "max_plies")) { /* max_plies: old name */
         long long x;
         if (params_int(v, 0, 65535, &x, err, sizeof err))
-            return refuse(g, "setoption", "max_plies: %s", err);
+            return refuse(g, "setoption", "turn_limit: %s", err);
         g->turn_limit = (int)x;
         g->rules.turn_limit = (uint16_t)x;
-        /* The ply limit is part of the rule set: the position starts again. */
+        /* The turn limit is part of the rule set: the position starts again. */
         gk_game_by_id(g->rules.game)->setup(&g->start, &g->rules);
         g->pos = g->start;
         gk_hist_init(g->hist, &g->pos);
