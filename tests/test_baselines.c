@@ -157,7 +157,7 @@ static void test_ab(void) {
     gk_game_by_id(GK_GAME_GOBS)->setup(&p, &rg);
     ab_search_t *g = ab_new(&ev, 1);
     lim.depth = 2;
-    for (int ply = 0; ply < 12 && g && !gk_over(&p); ply++) {
+    for (int t = 0; t < 12 && g && !gk_over(&p); t++) {
         check("ab gobs: search ok", ab_search(g, &p, NULL, &lim, &r) == 0);
         check("ab gobs: legal", is_legal(&p, r.best));
         gk_play(&p, r.best);

@@ -158,9 +158,9 @@ static void test_counts(void) {
     bk_free(&b);
 }
 
-/* A node with a made-up identity at (ply, in_turn, stm). */
-static uint32_t fake(bk_book_t *b, uint64_t key, int ply, int in_turn, int stm) {
-    bk_id_t id = {key, key * 31 + 7, (uint16_t)ply, (uint8_t)in_turn, (uint8_t)stm};
+/* A node with a made-up identity at (turn, in_turn, stm). */
+static uint32_t fake(bk_book_t *b, uint64_t key, int turn, int in_turn, int stm) {
+    bk_id_t id = {key, key * 31 + 7, (uint16_t)turn, (uint8_t)in_turn, (uint8_t)stm};
     uint32_t k = 0;
     char err[256];
     CHECK_OK(bk_node_get(b, &id, &k, err, sizeof err), err);

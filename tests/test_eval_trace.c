@@ -81,7 +81,7 @@ static void check_position(const gk_pos_t *p, const ev_weights_t *w, int *exits_
         rotate(p, &q);
         ev_trace(&q, g);
         for (int i = 0; i < n; i++)
-            CHECK(f[i] == g[i], "game %d ply %d: feature %s is %g, %g on the rotated position",
+            CHECK(f[i] == g[i], "game %d turn %d: feature %s is %g, %g on the rotated position",
                   p->game, p->turn, ev_feature_name(p->game, i), (double)f[i], (double)g[i]);
         CHECK(ev_value(w, p) == ev_value(w, &q), "value not colour-symmetric");
     }

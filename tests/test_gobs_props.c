@@ -80,7 +80,7 @@ static void check_position(const gk_pos_t *p, uint64_t *rng) {
     }
     if (n == 0 && !gk_over(p)) CHECK(!p->in_turn, "no action in the middle of a turn at %s", text);
 
-    /* The heavier checks on a sample of positions, before ply 100: later positions of
+    /* The heavier checks on a sample of positions, before turn 100: later positions of
      * random games reach billions of complete moves (seconds of counting each). */
     if (gk_over(p) || p->turn >= 100 || gk_splitmix64(rng) % 8) return;
     const uint64_t p1 = g->perft(p, 1);

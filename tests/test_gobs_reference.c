@@ -132,7 +132,7 @@ static void ref_end_turn(ref_t *s, char kind, int mine_before) {
             strcpy(s->result, lose);
     }
     if (!strcmp(s->result, "*") && s->turn_limit && s->turn >= s->turn_limit)
-        strcpy(s->result, "1/2-1/2:ply-limit");
+        strcpy(s->result, "1/2-1/2:turn-limit");
 }
 
 static void add(ref_list_t *l, const char *text, const ref_t *after) {

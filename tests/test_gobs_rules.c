@@ -2,7 +2,7 @@
  * tests/test_gobs_rules.c -- runs the Gobs rule fixtures (tests/fixtures/gobs/rules, *.txt).
  *
  * A fixture is a list of lines; '#' starts a comment.  Commands:
- *   max-plies N              ply limit for the next `position` (default 0 = none)
+ *   turn-limit N             turn limit for the next `position` (default 0 = none)
  *   position STRING          the current position (docs/FORMATS.md)
  *   bad-position STRING      pos_from_text must reject STRING
  *   moves M1 M2 ...          the complete moves of the position are exactly these
@@ -126,7 +126,7 @@ static void run_file(const char *path) {
             rest = s + strlen(s);
         while (*rest == ' ') rest++;
         checks++;
-        if (!strcmp(s, "max-plies")) {
+        if (!strcmp(s, "turn-limit")) {
             turn_limit = atoi(rest);
             continue;
         }

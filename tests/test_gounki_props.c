@@ -326,7 +326,7 @@ static void check_position(const gk_pos_t *p, int full_ref, int full_text, uint6
 int main(void) {
     gk_init();
     G = &gk_gounki_game;
-    uint64_t seed = 20240611, moves = 0, plies = 0;
+    uint64_t seed = 20240611, moves = 0, turns = 0;
     int by_reason[GK_NREASONS] = {0};
     gk_rules_t rules = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     static gk_hist_t hist;
@@ -344,7 +344,7 @@ int main(void) {
             }
             gk_action_t list[GK_MAX_ACTIONS];
             int n = G->gen(&p, list);
-            CHECK(n > 0, "no legal move in an unfinished game (game %d ply %d)", game, p.turn);
+            CHECK(n > 0, "no legal move in an unfinished game (game %d turn %d)", game, p.turn);
             if (n == 0) break;
             gk_action_t a = list[gk_splitmix64(&seed) % (uint64_t)n];
             if (game >= TEXT_GAMES) {
@@ -355,16 +355,16 @@ int main(void) {
                       "%s does not parse back", t);
             }
             G->play(&p, a);
-            CHECK(p.hash == G->hash_full(&p), "incremental hash (game %d ply %d)", game, p.turn);
-            plies++;
+            CHECK(p.hash == G->hash_full(&p), "incremental hash (game %d turn %d)", game, p.turn);
+            turns++;
             gk_hist_push(&hist, &p);
             gk_hist_check_repetition(&hist, &p);
         }
         by_reason[p.reason]++;
     }
-    printf("%d games (%d against the reference), %" PRIu64 " plies, %" PRIu64
+    printf("%d games (%d against the reference), %" PRIu64 " turns, %" PRIu64
            " moves in the reference-checked positions\n",
-           GAMES, REF_GAMES, plies, moves);
+           GAMES, REF_GAMES, turns, moves);
     for (int r = 1; r < GK_NREASONS; r++)
         if (by_reason[r])
             printf("  ended by %s: %d\n", gk_reason_text((gk_reason_t)r), by_reason[r]);

@@ -3,7 +3,7 @@
  * seeded random Gounki games: what gk_record_write() prints, gk_record_read() reads
  * back to the same moves, final position and tags; games start from the start
  * position or from a position of another game (Position tag, Black to move first),
- * under several ply limits (MaxPlies tag); annotations (glyphs, comments) written by
+ * under several turn limits (TurnLimit tag); annotations (glyphs, comments) written by
  * gk_record_write_notes() read back to the same moves.
  */
 #include <stdio.h>
@@ -76,8 +76,8 @@ int main(void) {
         if (game % 3 == 1) {
             /* Start somewhere in the middle of another random game. */
             gk_pos_t p = rec.start;
-            int plies = 1 + (int)(gk_splitmix64(&seed) % 15);
-            for (int i = 0; i < plies && !gk_over(&p); i++) {
+            int turns = 1 + (int)(gk_splitmix64(&seed) % 15);
+            for (int i = 0; i < turns && !gk_over(&p); i++) {
                 gk_action_t list[GK_MAX_ACTIONS];
                 int n = g->gen(&p, list);
                 g->play(&p, list[gk_splitmix64(&seed) % (uint64_t)n]);

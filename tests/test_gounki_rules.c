@@ -3,7 +3,7 @@
  * tests/fixtures/gounki/rules/ (one .txt file per decision).
  *
  * A file is a list of directives, one per line ('#' starts a comment line):
- *   max-plies N         ply limit for the positions that follow (default 500)
+ *   turn-limit N        turn limit for the positions that follow (default 500)
  *   position STRING     starts a case: the current position is STRING
  *   start               starts a case at the standard start position
  *   moves M1 M2 ...     the legal moves of the current position are exactly these
@@ -100,7 +100,7 @@ static void run_file(const char *path) {
         if (*arg) *arg++ = 0;
         arg = trim(arg);
         checks++;
-        if (!strcmp(s, "max-plies")) {
+        if (!strcmp(s, "turn-limit")) {
             turn_limit = atoi(arg);
             continue;
         }

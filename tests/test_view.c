@@ -201,7 +201,7 @@ static void test_gounki_boards(void) {
     CHECK(count(svg, "<circle class='r w'") == 8 && count(svg, "<rect class='s b'") == 8);
     check_shapes(&start, svg);
     CHECK(count(svg, "class='arrow'") == 0);
-    CHECK(strstr(svg, "<title>Gounki, ply 0, White to move</title>") != NULL);
+    CHECK(strstr(svg, "<title>Gounki, turn 1, White to move</title>") != NULL);
     for (char f = 'a'; f <= 'h'; f++) { /* coordinates */
         char t[16];
         snprintf(t, sizeof t, ">%c</text>", f);
@@ -464,14 +464,14 @@ static void test_gamelog_page(void) {
     CHECK(view_gamelog_html(&b, &g, NULL, err, sizeof err) == GK_OK);
     int searched = 0;
     for (uint32_t i = 0; i < g.nactions; i++) searched += g.stats[i].kind == GL_ACTION_SEARCH;
-    CHECK(count(b.p, "{\"m\":") == (int)g.turns); /* one ply per turn */
+    CHECK(count(b.p, "{\"m\":") == (int)g.turns); /* one entry per turn */
     CHECK(count(b.p, "\"v\":") == searched && searched > 0);
     CHECK(count(b.p, "class='vline'") >= 1 && strstr(b.p, "<title>Self-play game 3</title>"));
     CHECK(strstr(b.p, "<b>Seed</b>") != NULL);
     gk_sb_free(&b);
     gl_game_free(&g);
 
-    /* Gobs: turns of several actions (jump legs) are one ply with every decision. */
+    /* Gobs: turns of several actions (jump legs) are one entry with every decision. */
     CHECK(play_log_game(GK_GAME_GOBS, GOBS_VAR_SHORT, 16, 1, &g) == SP_DONE);
     gk_sb_growing(&b);
     CHECK(view_gamelog_html(&b, &g, "short <Gobs>", err, sizeof err) == GK_OK);
@@ -637,7 +637,7 @@ static int write_log_page(const char *dir, const char *name, int game, int varia
     if (rc)
         fprintf(stderr, "%s: %s\n", path, err);
     else
-        printf("%s: %s, %u plies, %u actions, %lld bytes\n", path, gk_game_by_id(game)->name,
+        printf("%s: %s, %u turns, %u actions, %lld bytes\n", path, gk_game_by_id(game)->name,
                g.turns, g.nactions, (long long)st.st_size);
     if (keep)
         *keep = g;
@@ -647,14 +647,14 @@ static int write_log_page(const char *dir, const char *name, int game, int varia
 }
 
 /* A long game for measuring page sizes: uniformly random actions that do not end the game,
- * until the ply limit, each with made-up statistics (800 visits, 8 children) of the size a
+ * until the turn limit, each with made-up statistics (800 visits, 8 children) of the size a
  * self-play log keeps. */
-static int write_random_page(const char *dir, const char *name, int game, int plies) {
+static int write_random_page(const char *dir, const char *name, int game, int turns) {
     static gk_action_t act[1 << 16];
     static gl_action_stats_t st[1 << 16];
     static gl_child_t ch[8 << 16];
     view_game_t g = {0};
-    gk_rules_t r = {(uint8_t)game, 0, (uint16_t)plies};
+    gk_rules_t r = {(uint8_t)game, 0, (uint16_t)turns};
     gk_game_by_id(game)->setup(&g.start, &r);
     gk_pos_t p = g.start;
     uint64_t rng = 77;
@@ -666,7 +666,7 @@ static int write_random_page(const char *dir, const char *name, int game, int pl
     while (!gk_over(&p) && n < (1 << 16)) {
         int nl = gk_gen(&p, list), nk = 0;
         if (nl == 0) break;
-        for (int i = 0; i < nl; i++) { /* no end but the ply limit, no third repetition */
+        for (int i = 0; i < nl; i++) { /* no end but the turn limit, no third repetition */
             gk_pos_t q = p;
             gk_play(&q, list[i]);
             if ((!gk_over(&q) || q.reason == GK_REASON_TURN_LIMIT) &&
@@ -700,7 +700,7 @@ static int write_random_page(const char *dir, const char *name, int game, int pl
     if (rc)
         fprintf(stderr, "%s: %s\n", path, err);
     else
-        printf("%s: %s, %u plies, %u actions, %zu bytes\n", path, gk_game_by_id(game)->name,
+        printf("%s: %s, %u turns, %u actions, %zu bytes\n", path, gk_game_by_id(game)->name,
                (unsigned)p.turn, n, b.n);
     gk_sb_free(&b);
     return rc != 0;
@@ -723,7 +723,7 @@ static int write_pages(const char *dir) {
     return rc != 0;
 }
 
-/* Page sizes of long games: random ones of 500 plies, and the standard Gobs self-play
+/* Page sizes of long games: random ones of 500 turns, and the standard Gobs self-play
  * game with the most actions among games 0-11 at 40 playouts. */
 static int write_sizes(const char *dir) {
     if (write_random_page(dir, "random-gounki.html", GK_GAME_GOUNKI, 500) ||
