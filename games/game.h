@@ -193,7 +193,7 @@ int gk_play_move_text(gk_pos_t *p, const char *text, char *err, size_t errcap);
  * Repetition history: hashes of the turn-boundary positions of one game, oldest first.
  * Fixed capacity so it stays plain data for self-play threads; gk_hist_push() returns
  * -1 when full.  It holds the start and GK_MAX_TURN_LIMIT turns: turn limits above that are
- * refused (--max-turns, the MaxTurns tag), and a game without a limit that gets there
+ * refused (--turn-limit, the TurnLimit tag), and a game without a limit that gets there
  * ends as a draw by the turn limit (gk_end_turn), so repetition is never skipped.
  */
 #define GK_HIST_MAX       4096

@@ -1274,7 +1274,7 @@ static int check_reachable(const gk_pos_t *p, uint16_t turn_limit, char *err, si
         return -1;
     }
     if (turn_limit && p->turn >= turn_limit) {
-        snprintf(err, errcap, "turn count %u is not below the turn limit %u (see --max-turns)",
+        snprintf(err, errcap, "turn count %u is not below the turn limit %u (see --turn-limit)",
                  (unsigned)p->turn, (unsigned)turn_limit);
         return -1;
     }
