@@ -80,39 +80,40 @@ typedef struct cli_pos_opts {
     const char *variant;  /* --variant NAME (NULL: from --position, else the first) */
     const char *position; /* --position STRING (default: the start position) */
     const char *moves;    /* --moves "M1 M2 ...": complete moves, whitespace-separated */
-    long max_plies;       /* --max-plies N (default GK_DEFAULT_MAX_PLY; 0 = none) */
+    long turn_limit;      /* --turn-limit N (default GK_DEFAULT_TURN_LIMIT; 0 = none) */
     unsigned allow;       /* CLI_POS_* the command takes (cli_pos_defaults: CLI_POS_ALL) */
     const char *why;      /* what to say about the others ("a record has its own start") */
 } cli_pos_opts_t;
 
 enum {
-    CLI_POS_RULES = 1, /* --game, --variant */
-    CLI_POS_PLIES = 2, /* --max-plies */
-    CLI_POS_START = 4, /* --position, --moves */
+    CLI_POS_RULES = 1,      /* --game, --variant */
+    CLI_POS_TURN_LIMIT = 2, /* --turn-limit (and its old name --max-plies) */
+    CLI_POS_START = 4,      /* --position, --moves */
     CLI_POS_ALL = 7
 };
 
-#define CLI_OPT_GAME      0x1001
-#define CLI_OPT_VARIANT   0x1002
-#define CLI_OPT_POSITION  0x1003
-#define CLI_OPT_MOVES     0x1004
-#define CLI_OPT_MAX_PLIES 0x1005
+#define CLI_OPT_GAME       0x1001
+#define CLI_OPT_VARIANT    0x1002
+#define CLI_OPT_POSITION   0x1003
+#define CLI_OPT_MOVES      0x1004
+#define CLI_OPT_TURN_LIMIT 0x1005
 #define CLI_POS_LONGOPTS                                                                           \
     {"game", required_argument, 0, CLI_OPT_GAME},                                                  \
         {"variant", required_argument, 0, CLI_OPT_VARIANT},                                        \
         {"position", required_argument, 0, CLI_OPT_POSITION},                                      \
-        {"moves", required_argument, 0, CLI_OPT_MOVES}, {                                          \
-        "max-plies", required_argument, 0, CLI_OPT_MAX_PLIES                                       \
+        {"moves", required_argument, 0, CLI_OPT_MOVES},                                            \
+        {"turn-limit", required_argument, 0, CLI_OPT_TURN_LIMIT}, {                                \
+        "max-plies", required_argument, 0, CLI_OPT_TURN_LIMIT /* the old name */                   \
     }
 #define CLI_RULES_HELP                                                                             \
     "  --game NAME        gounki (default) or gobs\n"                                              \
     "  --variant NAME     rule set of the game (gobs: standard, short)\n"
-#define CLI_PLIES_HELP "  --max-plies N      draw after N turns (default 500, 0 = no limit)\n"
+#define CLI_TURNS_HELP "  --turn-limit N     draw after N turns (default 500, 0 = no limit)\n"
 #define CLI_POS_HELP                                                                               \
     CLI_RULES_HELP                                                                                 \
     "  --position STR     position string (docs/FORMATS.md; it names the game's rule set,\n"       \
     "                     so --game and --variant may be left out); default the start\n"           \
-    "  --moves \"M ...\"    complete moves played from that position\n" CLI_PLIES_HELP
+    "  --moves \"M ...\"    complete moves played from that position\n" CLI_TURNS_HELP
 
 void cli_pos_defaults(cli_pos_opts_t *o);
 int cli_pos_option(const char *cmd, cli_pos_opts_t *o, int opt, const char *arg);

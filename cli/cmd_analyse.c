@@ -103,7 +103,7 @@ static void catch_signals(void) {
 static int book_view(const char *path, const gk_pos_t *pos, bool json, gk_sb_t *sb) {
     bk_book_t b;
     char err[512];
-    gk_rules_t r = {pos->game, pos->variant, pos->max_plies};
+    gk_rules_t r = {pos->game, pos->variant, pos->turn_limit};
     if (bk_load(path, &r, &b, err, sizeof err) < 0) {
         cli_error("analyse", "--book: %s", err);
         return -1;
@@ -456,7 +456,7 @@ static mcts_t *batch_search(const cli_search_t *s, const ev_weights_t *w) {
 }
 
 /* What the analysis says of one move of a record. */
-typedef struct ply_note {
+typedef struct turn_note {
     float before;  /* the mover's win probability before the move (the search's value) */
     float after;   /* after it: 1 - the next search's value, or the game's result */
     int has_after; /* after is known */
@@ -464,7 +464,7 @@ typedef struct ply_note {
     int differs;   /* best is not the move played */
     char glyph[3]; /* "?", "??" or "" */
     char note[2 * GK_MOVE_TEXT_MAX];
-} ply_note_t;
+} turn_note_t;
 
 static float result_for(const gk_pos_t *p, int side) {
     if (p->result == GK_DRAW) return 0.5f;
@@ -474,7 +474,7 @@ static float result_for(const gk_pos_t *p, int side) {
 /* Searches every position of rec before a move (and the last one) into nt[0..nmoves).
  * Returns the number of moves whose position was searched, or -1 (reported). */
 static int record_search(const gk_record_t *rec, mcts_t *m, const mcts_limits_t *lim,
-                         const ev_weights_t *w, mcts_result_t *res, ply_note_t *nt) {
+                         const ev_weights_t *w, mcts_result_t *res, turn_note_t *nt) {
     gk_hist_t *h = malloc(sizeof *h);
     if (!h) {
         cli_error("analyse", "out of memory");
@@ -487,7 +487,7 @@ static int record_search(const gk_record_t *rec, mcts_t *m, const mcts_limits_t 
         if (mcts_search(m, &pos, h, lim, res) < 0) break;
         if (i > 0) nt[i - 1].after = 1.0f - res->value, nt[i - 1].has_after = 1;
         if (i == rec->nmoves) break;
-        ply_note_t *n = &nt[i];
+        turn_note_t *n = &nt[i];
         n->before = res->value, done = i + 1;
         if (to_moves(&pos, res->pv, res->pv_len, w, &n->best, 1) < 1) n->best.n = 0;
         const gk_action_t *seq = rec->actions + rec->move_start[i];
@@ -504,9 +504,9 @@ static int record_search(const gk_record_t *rec, mcts_t *m, const mcts_limits_t 
 }
 
 /* The marks and comments of the moves searched. */
-static void record_marks(const own_t *o, ply_note_t *nt, int done) {
+static void record_marks(const own_t *o, turn_note_t *nt, int done) {
     for (int i = 0; i < done; i++) {
-        ply_note_t *n = &nt[i];
+        turn_note_t *n = &nt[i];
         double drop = n->has_after ? (double)(n->before - n->after) : 0.0;
         const char *kind = "";
         if (n->has_after && drop >= o->blunder)
@@ -522,23 +522,23 @@ static void record_marks(const own_t *o, ply_note_t *nt, int done) {
     }
 }
 
-static void record_json(const gk_record_t *rec, const own_t *o, const ply_note_t *nt, int done,
+static void record_json(const gk_record_t *rec, const own_t *o, const turn_note_t *nt, int done,
                         const char *path) {
     printf("{\"record\":");
     json_str(stdout, path);
     printf(",\"game\":");
     json_str(stdout, gk_game_of(&rec->start)->name);
-    printf(",\"mistake\":%.3f,\"blunder\":%.3f,\"analysed\":%d,\"moves\":%d,\"plies\":[",
+    printf(",\"mistake\":%.3f,\"blunder\":%.3f,\"analysed\":%d,\"moves\":%d,\"turns\":[",
            o->mistake, o->blunder, done, rec->nmoves);
     gk_pos_t pos = rec->start;
     char mt[GK_MOVE_TEXT_MAX];
     for (int i = 0; i < done; i++) {
-        const ply_note_t *n = &nt[i];
+        const turn_note_t *n = &nt[i];
         const gk_action_t *seq = rec->actions + rec->move_start[i];
         int len = rec->move_start[i + 1] - rec->move_start[i];
         if (gk_game_of(&pos)->move_text(&pos, seq, len, mt, sizeof mt) < 0)
             snprintf(mt, sizeof mt, "?");
-        printf("%s{\"ply\":%d,\"side\":\"%s\",\"move\":", i ? "," : "", pos.ply + 1,
+        printf("%s{\"turn\":%d,\"side\":\"%s\",\"move\":", i ? "," : "", pos.turn + 1,
                pos.stm == GK_WHITE ? "white" : "black");
         json_str(stdout, mt);
         printf(",\"before\":%.4f,\"after\":", (double)n->before);
@@ -569,7 +569,7 @@ static int annotate_one(void *ctx, const gk_record_t *rec, int index, const char
     record_ctx_t *c = ctx;
     (void)index;
     if (why) return 1; /* reported by the caller, with the reason */
-    ply_note_t *nt = calloc((size_t)rec->nmoves + 1, sizeof *nt);
+    turn_note_t *nt = calloc((size_t)rec->nmoves + 1, sizeof *nt);
     const char **gl = calloc((size_t)rec->nmoves + 1, sizeof *gl);
     const char **no = calloc((size_t)rec->nmoves + 1, sizeof *no);
     mcts_t *m = NULL;
@@ -639,15 +639,15 @@ static int analyse_record(const cli_pos_opts_t *po, const cli_search_t *s, const
 }
 
 /* Reads one position string of any game (the string names its rule set). */
-static int any_position(const char *text, uint16_t max_plies, gk_pos_t *pos, char *err,
+static int any_position(const char *text, uint16_t turn_limit, gk_pos_t *pos, char *err,
                         size_t cap) {
     for (int g = 0; g < GK_NGAMES; g++)
-        if (gk_game_by_id(g)->pos_from_text(pos, text, max_plies, err, cap) == 0) {
+        if (gk_game_by_id(g)->pos_from_text(pos, text, turn_limit, err, cap) == 0) {
             if (!gk_over(pos)) return 0;
             snprintf(err, cap, "the game is over (%s)", gk_result_text((gk_result_t)pos->result));
             return -1;
         }
-    gk_game_by_id(GK_GAME_GOUNKI)->pos_from_text(pos, text, max_plies, err, cap);
+    gk_game_by_id(GK_GAME_GOUNKI)->pos_from_text(pos, text, turn_limit, err, cap);
     return -1;
 }
 
@@ -686,7 +686,7 @@ static int analyse_positions(const cli_pos_opts_t *po, const cli_search_t *s, co
     for (char *l; (l = next_line(text, len, &at)) != NULL;) {
         lineno++;
         if (!*l || *l == '#') continue;
-        if (any_position(l, (uint16_t)po->max_plies, &pos, err, sizeof err) < 0) {
+        if (any_position(l, (uint16_t)po->turn_limit, &pos, err, sizeof err) < 0) {
             cli_error("analyse", "--positions %s line %d: %s", o->positions, lineno, err);
             free(text);
             free(copy);
@@ -706,7 +706,7 @@ static int analyse_positions(const cli_pos_opts_t *po, const cli_search_t *s, co
     at = 0;
     for (char *l; (l = next_line(text, len, &at)) != NULL && !atomic_load(&stop_signal);) {
         if (!*l || *l == '#') continue;
-        any_position(l, (uint16_t)po->max_plies, &pos, err, sizeof err);
+        any_position(l, (uint16_t)po->turn_limit, &pos, err, sizeof err);
         gk_hist_t h;
         gk_hist_init(&h, &pos);
         if ((rc = analyse(&pos, &h, s, &one, res, w)) && rc != EXIT_SIGNAL) break;

@@ -57,7 +57,7 @@ static const struct {
 static int bench_setup(int i, gk_pos_t *p) {
     const gk_game_t *g = gk_game_by_id(bench_positions[i].game);
     char err[256];
-    if (g->pos_from_text(p, bench_positions[i].pos, GK_DEFAULT_MAX_PLY, err, sizeof err) < 0) {
+    if (g->pos_from_text(p, bench_positions[i].pos, GK_DEFAULT_TURN_LIMIT, err, sizeof err) < 0) {
         cli_error("bench", "position %d: %s", i + 1, err);
         return -1;
     }

@@ -308,7 +308,7 @@ static int sub_build(int argc, char **argv) {
     if (game_given || (!nlogs && !nmerges)) {
         int rc = cli_rules(CMD, &po, &want);
         if (rc) return rc;
-        want.max_plies = GK_DEFAULT_MAX_PLY;
+        want.turn_limit = GK_DEFAULT_TURN_LIMIT;
         rules = want;
         have_rules = true;
     }
@@ -571,7 +571,7 @@ static int sub_show(int argc, char **argv) {
     }
     po.game = g->name;
     po.variant = g->variants[b.rules.variant];
-    po.max_plies = b.rules.max_plies;
+    po.turn_limit = b.rules.turn_limit;
     gk_pos_t pos;
     rc = cli_load_position(CMD, &po, &pos, NULL);
     if (rc) goto done;
@@ -611,12 +611,12 @@ static int sub_stats(int argc, char **argv) {
     double tl = gk_now_s() - t0;
     if (rc) return rc;
     char rt[64];
-    uint64_t games = 0, w = 0, d = 0, l = 0, exits = 0, exit_ply = 0, budget = 0;
+    uint64_t games = 0, w = 0, d = 0, l = 0, exits = 0, exit_turns = 0, budget = 0;
     uint64_t leaf_value = 0, leaf_full = 0, leaf_none = 0, term = 0, leaf_best = 0, inner_n = 0;
-    uint32_t maxply = 0;
+    uint32_t max_turn = 0;
     for (uint32_t i = 0; i < b.nnodes; i++) {
         const bk_node_t *x = &b.node[i];
-        if (x->ply > maxply) maxply = x->ply;
+        if (x->turn > max_turn) max_turn = x->turn;
         bool inner = false;
         float top = -INFINITY;
         for (int j = 0; j < x->nedges; j++) {
@@ -628,7 +628,7 @@ static int sub_stats(int argc, char **argv) {
             else
                 term++;
         }
-        if (!inner) exits++, exit_ply += x->ply;
+        if (!inner) exits++, exit_turns += x->turn;
         if (x->nedges) inner_n++;
         if (x->nedges && x->leaf.kind == BK_LEAF_VALUE && x->leaf.value > top) leaf_best++;
         if (x->leaf.kind == BK_LEAF_VALUE)
@@ -660,7 +660,7 @@ static int sub_stats(int argc, char **argv) {
            isnan(root->value) ? 0.0 : (double)root->value, root->below);
     printf("exits       %" PRIu64 " nodes without a book move to a position, mean depth %.2f "
            "turns\n",
-           exits, exits ? (double)exit_ply / (double)exits : 0.0);
+           exits, exits ? (double)exit_turns / (double)exits : 0.0);
     printf("size        %" PRIu64 " bytes on disk (%.1f per node), %zu in memory (%.1f per "
            "node), loaded in %.3f s\n",
            b.file_bytes, (double)b.file_bytes / b.nnodes, bk_memory(&b),
@@ -668,10 +668,10 @@ static int sub_stats(int argc, char **argv) {
     printf("batches     %" PRIu64 " expansion batches, lineage %016" PRIx64 "\n", b.batches,
            b.lineage);
     printf("depth       turn: nodes\n");
-    uint64_t *hist = calloc((size_t)maxply + 1, sizeof *hist);
+    uint64_t *hist = calloc((size_t)max_turn + 1, sizeof *hist);
     if (hist) {
-        for (uint32_t i = 0; i < b.nnodes; i++) hist[b.node[i].ply]++;
-        for (uint32_t p = 0; p <= maxply; p++)
+        for (uint32_t i = 0; i < b.nnodes; i++) hist[b.node[i].turn]++;
+        for (uint32_t p = 0; p <= max_turn; p++)
             if (hist[p]) printf("            %4u: %" PRIu64 "\n", p, hist[p]);
         free(hist);
     }
@@ -954,7 +954,7 @@ static int sub_sample(int argc, char **argv) {
         gk_pos_t p;
         g->setup(&p, &b.rules);
         if (random_turns >= 0) {
-            while (p.ply < random_turns && !gk_over(&p)) {
+            while (p.turn < random_turns && !gk_over(&p)) {
                 int n = gk_gen(&p, list), k = 0;
                 gk_action_t keep[GK_MAX_ACTIONS];
                 for (int j = 0; j < n; j++) {
@@ -969,7 +969,7 @@ static int sub_sample(int argc, char **argv) {
             int n = bk_walk(&b, temp, &rng, walk, 512);
             for (int j = 0; j < n; j++) gk_play(&p, walk[j]);
         }
-        turns += p.ply;
+        turns += p.turn;
         int32_t k = bk_probe(&b, &p);
         float v = k >= 0 ? b.node[k].value : NAN;
         if (k >= 0 && !isnan(v) && b.node[k].stm != GK_WHITE) v = -v;

@@ -415,15 +415,15 @@ static int stats_frame(void *ctx, const gl_frame_t *f, const gl_buf_t *payload, 
             s->len = l;
             s->caplen = cap;
         }
-        s->len[s->nlen++] = g->plies;
+        s->len[s->nlen++] = g->turns;
         for (uint32_t i = 0; g->has_stats && i < g->nactions; i++) {
-            switch (g->ply[i].kind) {
-            case GL_PLY_SEARCH: s->searched++; break;
-            case GL_PLY_RANDOM: s->random++; break;
-            case GL_PLY_BOOK: s->book++; break;
+            switch (g->stats[i].kind) {
+            case GL_ACTION_SEARCH: s->searched++; break;
+            case GL_ACTION_RANDOM: s->random++; break;
+            case GL_ACTION_BOOK: s->book++; break;
             default: s->forced++; break;
             }
-            s->top_children += g->ply[i].ntop;
+            s->top_children += g->stats[i].ntop;
         }
         if (g->reason == GK_REASON_RESIGN) s->resigned++;
         if (g->flags & GL_FLAG_PLAYOUT) {

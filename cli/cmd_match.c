@@ -252,7 +252,7 @@ static int options(int argc, char **argv, match_opts_t *o, own_t *own, int *quie
     o->timeout_s = own->timeout > 0 ? own->timeout : own->tc_base > 0 ? 1 : 60;
     *quiet = run.quiet;
     /* A book line is the opening unless random turns are asked for too. */
-    o->opening_plies = op.kind ? (int)op.turns : op.lines ? 0 : 4;
+    o->opening_turns = op.kind ? (int)op.turns : op.lines ? 0 : 4;
     if ((rc = cli_load_position(CMD, &po, &o->start, NULL))) return rc;
     if (gk_over(&o->start)) {
         cli_error(CMD, "the start position is already finished");
@@ -310,7 +310,7 @@ static void print_summary(const match_opts_t *o, const match_stats_t *st) {
            (unsigned long long)st->penta[4]);
     printf("white won %llu, black won %llu, %llu drawn; average length %.1f turns\n",
            (unsigned long long)st->white_wins, (unsigned long long)st->black_wins,
-           (unsigned long long)st->d, n ? (double)st->plies / (double)n : 0.0);
+           (unsigned long long)st->d, n ? (double)st->turns / (double)n : 0.0);
     if (st->elo_ok) {
         printf("A - B: ");
         print_elo(stdout, st);
@@ -535,8 +535,8 @@ int cmd_match(int argc, char **argv) {
     printf("game %s (%s), %d games%s as %d colour-swapped pair%s, openings of %d random turn%s, "
            "seed %llu, %d game%s at once",
            g->name, g->variants[o.start.variant], o.games, own.mode ? " a pairing" : "",
-           o.games / 2, o.games / 2 != 1 ? "s" : "", o.opening_plies,
-           o.opening_plies != 1 ? "s" : "", (unsigned long long)o.seed, o.threads,
+           o.games / 2, o.games / 2 != 1 ? "s" : "", o.opening_turns,
+           o.opening_turns != 1 ? "s" : "", (unsigned long long)o.seed, o.threads,
            o.threads > 1 ? "s" : "");
     if (o.tc_base_s > 0) printf(", time control %g+%g s", o.tc_base_s, o.tc_inc_s);
     printf("\n");

@@ -256,7 +256,7 @@ static void flip_board(char *buf) {
 }
 
 /* The board; at the end of the game without the result its last line states (Gounki
- * "game over after ply N: R (reason)", Gobs "...; game over R (reason)"), which the
+ * "game over after turn N: R (reason)", Gobs "...; game over R (reason)"), which the
  * "game over: R (reason)" line that follows says once. */
 static void show_board(const game_t *g, int quiet) {
     if (quiet) return;
@@ -546,8 +546,8 @@ static void load_game(session_t *S, const char *path) {
     }
     gk_record_free(&rec);
     S->announced = 0;
-    printf("loaded %s: %d move%s, ply %d, %s to move\n", path, g->nturns, g->nturns != 1 ? "s" : "",
-           g->pos.ply, side_name(g->pos.stm));
+    printf("loaded %s: %d move%s, turn %d, %s to move\n", path, g->nturns,
+           g->nturns != 1 ? "s" : "", g->pos.turn + 1, side_name(g->pos.stm));
     show_board(g, S->quiet_board);
 }
 
@@ -632,7 +632,7 @@ static int command(session_t *S, char *cmd) {
         } else {
             back_to(g, t);
             S->announced = 0;
-            printf("took back to ply %d, %s to move\n", g->pos.ply, side_name(g->pos.stm));
+            printf("took back to turn %d, %s to move\n", g->pos.turn + 1, side_name(g->pos.stm));
             show_board(g, S->quiet_board);
         }
     } else if (alone && !strcmp(w, "resign")) {

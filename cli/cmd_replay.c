@@ -8,15 +8,15 @@
 #include "cli.h"
 #include "view_out.h"
 
-const char cmd_replay_summary[] = "check a game record move by move; print plies and result";
+const char cmd_replay_summary[] = "check a game record move by move; print turns and result";
 
 static const char help[] =
     "usage: gounki replay [OPTIONS] FILE|-\n"
     "Reads a game record (docs/FORMATS.md: [Tag \"value\"] headers, numbered moves,\n"
     "comments in braces, a result token; Wikipedia tables and gounki.org files\n"
-    "read too), checks every move against the rules and prints each ply, the\n"
+    "read too), checks every move against the rules and prints each turn, the\n"
     "final position string and the result with its reason.  An illegal move is\n"
-    "reported with its ply number, its text and why (exit 1); so is a result\n"
+    "reported with its turn number, its text and why (exit 1); so is a result\n"
     "token or Result tag that contradicts the result the rules give (spellings\n"
     "such as 1 - 0 and ½-½ are compared by meaning).  A result on a game the rules\n"
     "have not ended was decided off the board (Termination: resign, agreement,\n"
@@ -29,11 +29,11 @@ static const char help[] =
     "                     through it (a file of one game)\n"
     "  --game NAME        gounki (default) or gobs, unless the record has a Game tag\n"
     "  --variant NAME     rule set, unless the record has a Variant tag\n"
-    "  --max-plies N      draw after N turns (default 500, 0 = no limit)\n";
+    "  --turn-limit N     draw after N turns (default 500, 0 = no limit)\n";
 
 #define MAX_RECORD (16u << 20)
 
-static void print_plies(const gk_record_t *rec, int quiet) {
+static void print_turns(const gk_record_t *rec, int quiet) {
     if (quiet) return;
     const gk_game_t *g = gk_game_of(&rec->start);
     gk_pos_t p = rec->start;
@@ -42,7 +42,7 @@ static void print_plies(const gk_record_t *rec, int quiet) {
         int n = rec->move_start[m + 1] - rec->move_start[m];
         char t[GK_MOVE_TEXT_MAX];
         if (g->move_text(&p, seq, n, t, sizeof t) < 0) snprintf(t, sizeof t, "?");
-        printf("ply %3u  %-5s  %s\n", (unsigned)p.ply + 1, p.stm == GK_WHITE ? "White" : "Black",
+        printf("turn %3u  %-5s  %s\n", (unsigned)p.turn + 1, p.stm == GK_WHITE ? "White" : "Black",
                t);
         for (int i = 0; i < n; i++) g->play(&p, seq[i]);
     }
@@ -60,7 +60,7 @@ static int replay_one(void *ctx, const gk_record_t *rec, int index, const char *
     replay_t *st = ctx;
     if (index > 0 && !st->quiet) fputc('\n', stdout);
     if (err) {
-        print_plies(rec, st->quiet || st->write_record);
+        print_turns(rec, st->quiet || st->write_record);
         return 1; /* reported by the caller */
     }
     const gk_game_t *g = gk_game_of(&rec->start);
@@ -83,7 +83,7 @@ static int replay_one(void *ctx, const gk_record_t *rec, int index, const char *
         g->pos_to_text(&fin, ps, sizeof ps);
         if (!st->quiet)
             printf("game %s (%s) from %s\n", g->name, g->variants[rec->start.variant], start);
-        print_plies(rec, st->quiet);
+        print_turns(rec, st->quiet);
         printf("position: %s\n", ps);
         if (rc)
             ;

@@ -29,7 +29,7 @@ static void usage(const cli_search_t *s) {
           "                     with K = threads= search threads (--set threads=K, or\n"
           "                     --threads-per-game K; default 1)\n"
           "  --seed S           run seed (default 1); each game's search is seeded from "
-          "it\n" CLI_RULES_HELP CLI_PLIES_HELP CLI_OPENINGS_HELP
+          "it\n" CLI_RULES_HELP CLI_TURNS_HELP CLI_OPENINGS_HELP
           "                     (default random:4; lines:FILE excludes the others)\n"
           "  --temperature T[,N]  sample actions by visits^(1/T) during the first N turns\n"
           "                     (default 1,10; 0 = always the most visited)\n"
@@ -117,10 +117,10 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
         cli_error(cmd, "--threads-per-game: %s", err);
         return -1;
     case O_TEMP:
-        y = s->temp_plies;
+        y = s->temp_turns;
         if (parse_pair("--temperature", arg, 0, 100, &x, 0, 65535, &y, &has)) return -1;
         s->temperature = (float)x;
-        s->temp_plies = (int)y;
+        s->temp_turns = (int)y;
         return 1;
     case O_RESIGN:
         s->resign_on = strcmp(arg, "off") != 0;
@@ -211,7 +211,7 @@ static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *
     s->mcts = c->p;
     s->limits = c->l;
     s->temperature = o->set.temperature;
-    s->temp_plies = o->set.temp_plies;
+    s->temp_turns = o->set.temp_turns;
     s->resign_on = o->set.resign_on;
     s->resign_value = o->set.resign_value;
     s->resign_share = o->set.resign_share;
@@ -220,7 +220,7 @@ static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *
         s->open_kind = op->kind == CLI_OPEN_NONE     ? GL_OPEN_NONE
                        : op->kind == CLI_OPEN_POLICY ? GL_OPEN_POLICY
                                                      : GL_OPEN_RANDOM;
-        s->open_plies = (int)op->turns;
+        s->open_turns = (int)op->turns;
     }
     if (op->lines) {
         char err[1024];
@@ -230,7 +230,7 @@ static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *
         }
         s->book = bk;
         s->open_kind = GL_OPEN_BOOK;
-        s->open_plies = 0;
+        s->open_turns = 0;
     }
     if (op->book[0]) {
         char err[1024];
@@ -241,7 +241,7 @@ static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *
         s->dag = dag;
         s->dag_temp = op->book_temp;
         s->open_kind = GL_OPEN_BOOK;
-        s->open_plies = 0;
+        s->open_turns = 0;
     }
     return CLI_OK;
 }
@@ -333,7 +333,7 @@ int cmd_selfplay(int argc, char **argv) {
     cli_search_init(&sr, &o.set.mcts, &o.set.limits, CLI_SEARCH_WEIGHTS);
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
-    po.allow = CLI_POS_RULES | CLI_POS_PLIES;
+    po.allow = CLI_POS_RULES | CLI_POS_TURN_LIMIT;
     po.why = "self-play starts from the start position (or opening lines: --openings lines:FILE)";
     cli_run_t run;
     cli_run_init(&run, run_opts);

@@ -67,7 +67,7 @@ int cmd_show(int argc, char **argv) {
     printf("game:       %s (%s)\n", g->name, g->variants[pos.variant]);
     printf("to move:    %s%s\n", pos.stm == GK_WHITE ? "white" : "black",
            pos.in_turn ? " (continuing its turn)" : "");
-    printf("ply:        %u\n", pos.ply);
+    printf("turns:      %u\n", pos.turn);
     if (gk_over(&pos)) {
         printf("result:     %s (%s)\n", gk_result_text(pos.result), gk_reason_text(pos.reason));
     } else {

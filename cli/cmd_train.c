@@ -53,7 +53,7 @@ static void usage(FILE *f) {
           "                     threads, at most the cores; use mpirun --bind-to none)\n"
           "  --policy-gens N    with --policy: fit the policy in the first N generations\n"
           "                     only (default 0: every generation)\n"
-          "  --quiet            only errors and the final report\n" CLI_RULES_HELP CLI_PLIES_HELP
+          "  --quiet            only errors and the final report\n" CLI_RULES_HELP CLI_TURNS_HELP
           "the tuner (as for 'gounki tune'):\n",
           f);
     cli_tune_help(f);
@@ -143,7 +143,7 @@ static int options(int argc, char **argv, train_opts_t *o, int rank) {
     if (rank != 0 && !freopen("/dev/null", "w", stderr)) return CLI_FAIL;
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
-    po.allow = CLI_POS_RULES | CLI_POS_PLIES;
+    po.allow = CLI_POS_RULES | CLI_POS_TURN_LIMIT;
     po.why = "training starts from the start position";
     cli_run_t run;
     cli_run_init(&run, run_opts);

@@ -108,7 +108,7 @@ int cli_getopt(const char *cmd, int argc, char **argv, const cli_group_t *groups
 
 void cli_pos_defaults(cli_pos_opts_t *o) {
     memset(o, 0, sizeof *o);
-    o->max_plies = GK_DEFAULT_MAX_PLY;
+    o->turn_limit = GK_DEFAULT_TURN_LIMIT;
     o->allow = CLI_POS_ALL;
 }
 
@@ -121,7 +121,7 @@ int cli_pos_option(const char *cmd, cli_pos_opts_t *o, int opt, const char *arg)
                 {CLI_OPT_VARIANT, CLI_POS_RULES, "--variant"},
                 {CLI_OPT_POSITION, CLI_POS_START, "--position"},
                 {CLI_OPT_MOVES, CLI_POS_START, "--moves"},
-                {CLI_OPT_MAX_PLIES, CLI_POS_PLIES, "--max-plies"}};
+                {CLI_OPT_TURN_LIMIT, CLI_POS_TURN_LIMIT, "--turn-limit"}};
     for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
         if (bits[i].opt == opt && !(o->allow & bits[i].bit)) {
             cli_error(cmd, "%s does not apply%s%s", bits[i].name, o->why ? ": " : "",
@@ -133,8 +133,9 @@ int cli_pos_option(const char *cmd, cli_pos_opts_t *o, int opt, const char *arg)
     case CLI_OPT_VARIANT: o->variant = arg; return 1;
     case CLI_OPT_POSITION: o->position = arg; return 1;
     case CLI_OPT_MOVES: o->moves = arg; return 1;
-    case CLI_OPT_MAX_PLIES:
-        return cli_parse_long(cmd, "--max-plies", arg, 0, GK_MAX_PLY_LIMIT, &o->max_plies) ? -1 : 1;
+    case CLI_OPT_TURN_LIMIT:
+        return cli_parse_long(cmd, "--turn-limit", arg, 0, GK_MAX_TURN_LIMIT, &o->turn_limit) ? -1
+                                                                                              : 1;
     default: return 0;
     }
 }
@@ -150,14 +151,14 @@ cli_group_t cli_pos_group(cli_pos_opts_t *o) {
 
 /* The game whose position strings read `text` (they name their rule set, so at most one
  * does), or NULL with every game's reason in err. */
-static const gk_game_t *game_of_position(const char *text, long max_plies, char *err, size_t cap) {
+static const gk_game_t *game_of_position(const char *text, long turn_limit, char *err, size_t cap) {
     size_t n = 0;
     err[0] = 0;
     for (int i = 0; i < GK_NGAMES; i++) {
         const gk_game_t *g = gk_game_by_id(i);
         gk_pos_t p;
         char e[256];
-        if (g->pos_from_text(&p, text, (uint16_t)max_plies, e, sizeof e) == 0) return g;
+        if (g->pos_from_text(&p, text, (uint16_t)turn_limit, e, sizeof e) == 0) return g;
         int k = snprintf(err + n, n < cap ? cap - n : 0, "%sas %s: %s", i ? "; " : "", g->name, e);
         if (k > 0) n += (size_t)k;
     }
@@ -174,11 +175,11 @@ int cli_rules(const char *cmd, const cli_pos_opts_t *o, gk_rules_t *rules) {
     if (o->position) {
         char err[600];
         gk_pos_t p;
-        if (!g && !(g = game_of_position(o->position, o->max_plies, err, sizeof err))) {
+        if (!g && !(g = game_of_position(o->position, o->turn_limit, err, sizeof err))) {
             cli_error(cmd, "--position: not a position of any game (%s)", err);
             return CLI_FAIL;
         }
-        if (g->pos_from_text(&p, o->position, (uint16_t)o->max_plies, err, sizeof err) == 0)
+        if (g->pos_from_text(&p, o->position, (uint16_t)o->turn_limit, err, sizeof err) == 0)
             v = p.variant;
     }
     if (!g) g = gk_game_by_name("gounki");
@@ -199,7 +200,7 @@ int cli_rules(const char *cmd, const cli_pos_opts_t *o, gk_rules_t *rules) {
     for (int i = 0; i < GK_NGAMES; i++)
         if (gk_game_by_id(i) == g) rules->game = (uint8_t)i;
     rules->variant = (uint8_t)vv;
-    rules->max_plies = (uint16_t)o->max_plies;
+    rules->turn_limit = (uint16_t)o->turn_limit;
     return 0;
 }
 
@@ -210,7 +211,7 @@ int cli_load_position(const char *cmd, const cli_pos_opts_t *o, gk_pos_t *pos, g
     const gk_game_t *g = gk_game_by_id(r.game);
     char err[256];
     if (o->position) {
-        if (g->pos_from_text(pos, o->position, r.max_plies, err, sizeof err) < 0) {
+        if (g->pos_from_text(pos, o->position, r.turn_limit, err, sizeof err) < 0) {
             cli_error(cmd, "--position: %s", err);
             return CLI_FAIL;
         }

@@ -43,12 +43,12 @@ static char *turn_note(const gl_game_t *g, uint32_t a, uint32_t b) {
     gk_sb_t s;
     gk_sb_growing(&s);
     for (uint32_t i = a; i < b; i++) {
-        const gl_ply_t *pl = &g->ply[i];
+        const gl_action_stats_t *pl = &g->stats[i];
         if (i > a) gk_sb_puts(&s, "; ");
-        if (pl->kind == GL_PLY_SEARCH)
+        if (pl->kind == GL_ACTION_SEARCH)
             gk_sb_printf(&s, "value %+.4f visits %u", (double)pl->value, pl->visits);
         else
-            gk_sb_puts(&s, gl_ply_kind_text(pl->kind));
+            gk_sb_puts(&s, gl_action_kind_text(pl->kind));
     }
     char *t = gk_sb_take(&s, NULL);
     gk_sb_free(&s);
@@ -62,13 +62,13 @@ static int write_stat_lines(FILE *f, const gl_game_t *g) {
     G->setup(&p, &g->rules);
     int bad = 0;
     for (uint32_t i = 0; i < g->nactions && !bad; i++) {
-        const gl_ply_t *pl = &g->ply[i];
+        const gl_action_stats_t *pl = &g->stats[i];
         char t[GK_MOVE_TEXT_MAX];
         if (G->action_text(&p, g->action[i], t, sizeof t) < 0) snprintf(t, sizeof t, "?");
-        if (fprintf(f, "; %u turn %u %s %s: %s", i + 1, p.ply + 1,
-                    p.stm == GK_WHITE ? "White" : "Black", t, gl_ply_kind_text(pl->kind)) < 0)
+        if (fprintf(f, "; %u turn %u %s %s: %s", i + 1, p.turn + 1,
+                    p.stm == GK_WHITE ? "White" : "Black", t, gl_action_kind_text(pl->kind)) < 0)
             bad = 1;
-        if (pl->kind == GL_PLY_SEARCH) {
+        if (pl->kind == GL_ACTION_SEARCH) {
             fprintf(f, " visits %u value %+.4f legal %u top", pl->visits, (double)pl->value,
                     pl->nlegal);
             for (int k = 0; k < pl->ntop; k++) {
@@ -126,13 +126,13 @@ static void json_actions(gk_sb_t *s, const gl_game_t *g) {
     for (uint32_t i = 0; i < g->nactions; i++) {
         char t[GK_MOVE_TEXT_MAX];
         if (G->action_text(&p, g->action[i], t, sizeof t) < 0) snprintf(t, sizeof t, "?");
-        gk_sb_printf(s, "%s{\"turn\":%u,\"side\":\"%s\",\"action\":", i ? "," : "", p.ply + 1,
+        gk_sb_printf(s, "%s{\"turn\":%u,\"side\":\"%s\",\"action\":", i ? "," : "", p.turn + 1,
                      p.stm == GK_WHITE ? "white" : "black");
         gk_sb_put_json(s, t);
         if (g->has_stats) {
-            const gl_ply_t *pl = &g->ply[i];
-            gk_sb_printf(s, ",\"kind\":\"%s\"", gl_ply_kind_text(pl->kind));
-            if (pl->kind == GL_PLY_SEARCH) {
+            const gl_action_stats_t *pl = &g->stats[i];
+            gk_sb_printf(s, ",\"kind\":\"%s\"", gl_action_kind_text(pl->kind));
+            if (pl->kind == GL_ACTION_SEARCH) {
                 gk_sb_printf(s, ",\"value\":%.4f,\"visits\":%u,\"legal\":%u,\"top\":[",
                              (double)pl->value, pl->visits, pl->nlegal);
                 for (int k = 0; k < pl->ntop; k++) {
@@ -185,8 +185,8 @@ int log_write_json(FILE *f, const gl_game_t *g) {
     gk_sb_printf(&s, "{\"index\":%" PRIu64 ",\"seed\":\"%016" PRIx64 "\",\"game\":\"%s\"", g->index,
                  g->seed, G->name);
     gk_sb_printf(&s,
-                 ",\"variant\":\"%s\",\"max_plies\":%u,\"start\":", G->variants[g->rules.variant],
-                 (unsigned)g->rules.max_plies);
+                 ",\"variant\":\"%s\",\"turn_limit\":%u,\"start\":", G->variants[g->rules.variant],
+                 (unsigned)g->rules.turn_limit);
     gk_sb_put_json(&s, ps);
     gk_sb_puts(&s, ",\"engine\":");
     gk_sb_put_json(&s, g->engine);
@@ -194,7 +194,7 @@ int log_write_json(FILE *f, const gl_game_t *g) {
                  g->weights_hash, g->set.playouts, g->set.time_ms);
     gk_sb_printf(&s, ",\"result\":\"%s\",\"reason\":\"%s\",\"turns\":%u",
                  gk_result_text((gk_result_t)g->result), gk_reason_text((gk_reason_t)g->reason),
-                 g->plies);
+                 g->turns);
     if (g->resign_at)
         gk_sb_printf(&s, ",\"resign\":{\"side\":\"%s\",\"before_action\":%u,\"played_out\":%s}",
                      g->resign_side ? "black" : "white", g->resign_at,

@@ -22,7 +22,7 @@ int record_write_game_term(FILE *f, const gk_pos_t *start, const gk_action_t *ac
                            gk_result_t result, gk_reason_t reason, const char *termination,
                            const char *event, const char *round, const char *white,
                            const char *black) {
-    gk_rules_t r = {start->game, start->variant, start->max_plies};
+    gk_rules_t r = {start->game, start->variant, start->turn_limit};
     gk_record_t rec;
     if (gk_record_init(&rec, &r)) return -1;
     gk_record_set_start(&rec, start);

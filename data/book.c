@@ -26,8 +26,8 @@
 uint64_t bk_check(const gk_pos_t *p) {
     uint8_t buf[6 + sizeof p->aux + sizeof p->b.cell];
     size_t k = 0;
-    buf[k++] = (uint8_t)p->ply;
-    buf[k++] = (uint8_t)(p->ply >> 8);
+    buf[k++] = (uint8_t)p->turn;
+    buf[k++] = (uint8_t)(p->turn >> 8);
     buf[k++] = p->game;
     buf[k++] = p->variant;
     buf[k++] = p->stm;
@@ -42,7 +42,7 @@ uint64_t bk_check(const gk_pos_t *p) {
 void bk_id_of(const gk_pos_t *p, bk_id_t *id) {
     id->key = p->hash;
     id->check = bk_check(p);
-    id->ply = p->ply;
+    id->turn = p->turn;
     id->in_turn = p->in_turn;
     id->stm = p->stm;
 }
@@ -56,7 +56,7 @@ uint64_t bk_table_sum(const gk_rules_t *r) {
     if (!buf) return 0;
     size_t k = 0;
     gk_rules_t rr = *r;
-    rr.max_plies = 0;
+    rr.turn_limit = 0;
     gk_action_t list[GK_MAX_ACTIONS];
     bk_put64(buf + 8 * k++, r->game);
     bk_put64(buf + 8 * k++, r->variant);
@@ -153,7 +153,7 @@ static int node_append(bk_book_t *b, const bk_id_t *id, uint32_t *idx, char *err
     memset(x, 0, sizeof *x);
     x->key = id->key;
     x->check = id->check;
-    x->ply = id->ply;
+    x->turn = id->turn;
     x->in_turn = id->in_turn;
     x->stm = id->stm;
     x->value = NAN;
@@ -173,7 +173,7 @@ int bk_node_get(bk_book_t *b, const bk_id_t *id, uint32_t *idx, char *err, size_
     int32_t k = bk_find(b, id->key, id->check);
     if (k >= 0) {
         const bk_node_t *x = &b->node[k];
-        GK_RETURN_IF(x->ply != id->ply || x->in_turn != id->in_turn || x->stm != id->stm, err,
+        GK_RETURN_IF(x->turn != id->turn || x->in_turn != id->in_turn || x->stm != id->stm, err,
                      errcap, GK_E_FORMAT,
                      "node %016" PRIx64 " is stored with another turn or side to move", id->key);
         *idx = (uint32_t)k;
@@ -265,7 +265,7 @@ int bk_init(bk_book_t *b, const gk_rules_t *r, char *err, size_t errcap) {
     GK_RETURN_IF(!g || r->variant >= 4 || !g->variants[r->variant], err, errcap, GK_E_INVALID,
                  "unknown game or rule set");
     b->rules = *r;
-    if (!b->rules.max_plies) b->rules.max_plies = GK_DEFAULT_MAX_PLY;
+    if (!b->rules.turn_limit) b->rules.turn_limit = GK_DEFAULT_TURN_LIMIT;
     gk_pos_t p;
     g->setup(&p, &b->rules);
     bk_id_t id;
@@ -299,7 +299,7 @@ static int step(const gk_pos_t *p, gk_action_t a, gk_pos_t *q, uint8_t *term) {
     if (!gk_over(q) && gk_gen(q, list) == 0) gk_apply_no_move(q);
     *term = gk_over(q) ? term_for(q, p->stm) : BK_CHILD_NODE;
     if (*term == BK_CHILD_NODE &&
-        !(q->ply > p->ply || (q->ply == p->ply && q->in_turn > p->in_turn)))
+        !(q->turn > p->turn || (q->turn == p->turn && q->in_turn > p->in_turn)))
         return -1; /* the turn counter wrapped: no such position in a book */
     return 0;
 }
@@ -313,7 +313,7 @@ int bk_add_game(bk_book_t *b, const gk_action_t *act, uint32_t n, int result, in
     g->setup(&p, &b->rules);
     uint32_t cur = b->root;
     for (uint32_t i = 0; i < n; i++) {
-        if (max_turns > 0 && p.ply >= max_turns) break;
+        if (max_turns > 0 && p.turn >= max_turns) break;
         GK_RETURN_IF(gk_over(&p), err, errcap, GK_E_REPLAY, "action %u comes after the end", i + 1);
         uint8_t term;
         GK_RETURN_IF(step(&p, act[i], &q, &term), err, errcap, GK_E_REPLAY,
@@ -438,7 +438,7 @@ int bk_merge(bk_book_t *dst, const bk_book_t *src, char *err, size_t errcap) {
     int rc = 0;
     for (uint32_t i = 0; i < src->nnodes && !rc; i++) {
         const bk_node_t *x = &src->node[i];
-        bk_id_t id = {x->key, x->check, x->ply, x->in_turn, x->stm};
+        bk_id_t id = {x->key, x->check, x->turn, x->in_turn, x->stm};
         rc = bk_node_get(dst, &id, &map[i], err, errcap);
     }
     for (uint32_t i = 0; i < src->nnodes && !rc; i++) {
@@ -499,7 +499,7 @@ int bk_update(bk_book_t *b, char *err, size_t errcap) {
     uint32_t *order = realloc(b->order, ((size_t)n + 1) * sizeof *order);
     if (order) b->order = order;
     if (!parent || !order) return nomem(err, errcap);
-    /* Counting sort by level = ply * 64 + in_turn: every edge goes to a higher level. */
+    /* Counting sort by level = turn * 64 + in_turn: every edge goes to a higher level. */
     uint32_t maxlev = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t lv = bk_level(&b->node[i]);

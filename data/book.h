@@ -8,10 +8,10 @@
  * NODES.  A node is one position (games/game.h: any position of the game interface, so a
  * Gobs node may be in the middle of a turn).  It is identified by its KEY, the Zobrist hash
  * p->hash, and its CHECK, bk_check(p): XXH64 of the position's bytes written field by
- * field (board, side to move, mid-turn state, turns played; not the ply limit, the result
+ * field (board, side to move, mid-turn state, turns played; not the turn limit, the result
  * or the hash).  Every lookup compares both, so a Zobrist collision can never return
  * another position's moves.  Two move orders that reach one position reach one node.
- * The check covers the turn count, so every book move leads from (ply, in_turn) to a
+ * The check covers the turn count, so every book move leads from (turn, in_turn) to a
  * strictly greater pair: the graph is acyclic by construction (a board met again after
  * more turns is another node), which keeps the back-up well defined.
  *
@@ -100,7 +100,7 @@ typedef struct bk_edge {
 /* Identity of a position as the book stores it. */
 typedef struct bk_id {
     uint64_t key, check;
-    uint16_t ply;    /* turns completed */
+    uint16_t turn;   /* turns completed */
     uint8_t in_turn; /* actions played in the current turn */
     uint8_t stm;     /* side to move */
 } bk_id_t;
@@ -109,7 +109,7 @@ typedef struct bk_node {
     uint64_t key, check;
     uint32_t first;        /* edges book->edge[first .. first + nedges) */
     uint16_t nedges, ecap; /* ecap: room at `first` */
-    uint16_t ply;
+    uint16_t turn;
     uint8_t in_turn, stm;
     bk_leaf_t leaf;
     float value;    /* derived */
@@ -118,7 +118,7 @@ typedef struct bk_node {
 } bk_node_t;
 
 typedef struct bk_book {
-    gk_rules_t rules; /* game and variant of the book; max_plies used to replay */
+    gk_rules_t rules; /* game and variant of the book; turn_limit used to replay */
     uint32_t nnodes, node_cap;
     bk_node_t *node;
     uint32_t edge_used, edge_cap; /* the edge pool (blocks of nodes, with holes until saved) */
@@ -134,7 +134,7 @@ typedef struct bk_book {
     char *prov; /* provenance: "name value\n" lines, NUL-terminated */
     size_t prov_len;
     uint32_t *parent; /* derived: one parent of each node (the root: itself) */
-    uint32_t *order;  /* derived: nodes by (ply, in_turn), children after parents */
+    uint32_t *order;  /* derived: nodes by (turn, in_turn), children after parents */
 } bk_book_t;
 
 /* ---- identity ---- */
@@ -298,7 +298,7 @@ typedef struct bk_target {
  * alpha * (best value - the move's value) + 1 + policy_cost * -log(prior) (Fuego,
  * Lincke).  Needs bk_update.  Returns the number of targets. */
 int bk_select(const bk_book_t *b, const bk_select_opts_t *o, bk_target_t *out, int cap);
-/* Up to cap nodes without a leaf (not searched), by (ply, in_turn, key, check). */
+/* Up to cap nodes without a leaf (not searched), by (turn, in_turn, key, check). */
 int bk_unsearched(const bk_book_t *b, uint32_t *out, int cap);
 
 /* ---- the expansion journal ---- */

@@ -51,7 +51,7 @@ static int enc_payload(const bk_book_t *b, const uint32_t *perm, const uint32_t 
         prev = k;
     }
     for (uint32_t i = 0; i < n; i++) bad |= bk_wr_u64(o, b->node[perm[i]].check);
-    for (uint32_t i = 0; i < n; i++) bad |= bk_wr_var(o, b->node[perm[i]].ply);
+    for (uint32_t i = 0; i < n; i++) bad |= bk_wr_var(o, b->node[perm[i]].turn);
     for (uint32_t i = 0; i < n; i++) bad |= bk_wr_u8(o, b->node[perm[i]].in_turn);
     for (uint32_t i = 0; i < n; i++) {
         const bk_node_t *x = &b->node[perm[i]];
@@ -106,7 +106,7 @@ int bk_encode(const bk_book_t *b, int level, gl_buf_t *out, char *err, size_t er
     bk_put16(h + 8, BK_VERSION);
     h[10] = b->rules.game;
     h[11] = b->rules.variant;
-    bk_put16(h + 12, b->rules.max_plies);
+    bk_put16(h + 12, b->rules.turn_limit);
     bk_put64(h + 16, bk_table_sum(&b->rules));
     bk_put64(h + 24, n);
     bk_put64(h + 32, b->nedges);
@@ -205,7 +205,7 @@ static int dec_payload(const uint8_t *p, size_t len, const char *name, bk_book_t
     for (uint32_t i = 0; i < n; i++) {
         uint64_t v = bk_rd_var(&r);
         if (v > UINT16_MAX) return BAD("%s: node %u: turn %" PRIu64 " out of range", name, i, v);
-        b->node[i].ply = (uint16_t)v;
+        b->node[i].turn = (uint16_t)v;
     }
     for (uint32_t i = 0; i < n; i++) {
         uint8_t t = bk_rd_u8(&r);

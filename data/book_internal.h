@@ -46,7 +46,7 @@ static inline float bk_bitsf(uint32_t u) {
 
 /* Level of a node: every book move goes to a strictly higher one. */
 static inline uint32_t bk_level(const bk_node_t *x) {
-    return (uint32_t)x->ply * GK_MAX_TURN + x->in_turn;
+    return (uint32_t)x->turn * GK_MAX_TURN + x->in_turn;
 }
 
 /* ---- writing into a gl_buf_t: callers reserve first, then put ---- */

@@ -32,7 +32,7 @@ void bk_batch_free(bk_batch_t *bt) {
 }
 
 static int wr_id(gl_buf_t *o, const bk_id_t *id) {
-    return bk_wr_u64(o, id->key) | bk_wr_u64(o, id->check) | bk_wr_var(o, id->ply) |
+    return bk_wr_u64(o, id->key) | bk_wr_u64(o, id->check) | bk_wr_var(o, id->turn) |
            bk_wr_u8(o, id->in_turn) | bk_wr_u8(o, id->stm);
 }
 
@@ -69,9 +69,9 @@ int bk_batch_encode(const bk_batch_t *bt, gl_buf_t *out, char *err, size_t errca
 static void rd_id(bk_rd_t *r, bk_id_t *id) {
     id->key = bk_rd_u64(r);
     id->check = bk_rd_u64(r);
-    uint64_t ply = bk_rd_var(r);
-    if (ply > UINT16_MAX) r->bad = true;
-    id->ply = (uint16_t)ply;
+    uint64_t turn = bk_rd_var(r);
+    if (turn > UINT16_MAX) r->bad = true;
+    id->turn = (uint16_t)turn;
     id->in_turn = bk_rd_u8(r);
     id->stm = bk_rd_u8(r);
     if (id->in_turn >= GK_MAX_TURN || id->stm > 1) r->bad = true;
@@ -126,7 +126,7 @@ static int dec_body(const uint8_t *p, size_t n, bk_batch_t *bt) {
 }
 
 static bool same_id(const bk_node_t *x, const bk_id_t *id) {
-    return x->ply == id->ply && x->in_turn == id->in_turn && x->stm == id->stm;
+    return x->turn == id->turn && x->in_turn == id->in_turn && x->stm == id->stm;
 }
 
 int bk_batch_apply(bk_book_t *b, const bk_batch_t *bt, uint64_t rec_sum, char *err, size_t errcap) {
@@ -144,8 +144,8 @@ int bk_batch_apply(bk_book_t *b, const bk_batch_t *bt, uint64_t rec_sum, char *e
                          "batch %" PRIu64 ": the move is a book move already", bt->number);
             uint32_t c = 0;
             if (e->term == BK_CHILD_NODE) {
-                GK_RETURN_IF(e->child.ply < e->node.ply || (e->child.ply == e->node.ply &&
-                                                            e->child.in_turn <= e->node.in_turn),
+                GK_RETURN_IF(e->child.turn < e->node.turn || (e->child.turn == e->node.turn &&
+                                                              e->child.in_turn <= e->node.in_turn),
                              err, errcap, GK_E_FORMAT,
                              "batch %" PRIu64 ": a move goes back in time", bt->number);
                 int32_t ck = bk_find(b, e->child.key, e->child.check);

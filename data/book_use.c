@@ -357,7 +357,7 @@ int bk_lines(const bk_book_t *b, const bk_lines_opts_t *o, bk_lines_t *out, char
         uint32_t i = b->order[k];
         if (isinf(cost[i])) continue;
         const bk_node_t *x = &b->node[i];
-        if (isnan(x->value) || (o->turns > 0 && x->in_turn == 0 && x->ply >= o->turns)) continue;
+        if (isnan(x->value) || (o->turns > 0 && x->in_turn == 0 && x->turn >= o->turns)) continue;
         for (int j = 0; j < x->nedges; j++) {
             const bk_edge_t *e = &b->edge[x->first + (uint32_t)j];
             if (e->term != BK_CHILD_NODE || isnan(e->value)) continue;

@@ -132,7 +132,7 @@ void gl_game_init(gl_game_t *g) {
 
 void gl_game_free(gl_game_t *g) {
     free(g->action);
-    free(g->ply);
+    free(g->stats);
     free(g->child);
     gl_game_init(g);
 }
@@ -141,7 +141,7 @@ void gl_game_clear(gl_game_t *g) {
     gl_game_t keep = *g;
     memset(g, 0, sizeof *g);
     g->action = keep.action;
-    g->ply = keep.ply;
+    g->stats = keep.stats;
     g->child = keep.child;
     g->cap = keep.cap;
     g->child_cap = keep.child_cap;
@@ -154,9 +154,9 @@ static int game_grow(gl_game_t *g, uint32_t actions, uint32_t children) {
         gk_action_t *a = realloc(g->action, cap * sizeof *a);
         if (!a) return GK_E_NOMEM;
         g->action = a;
-        gl_ply_t *p = realloc(g->ply, cap * sizeof *p);
+        gl_action_stats_t *p = realloc(g->stats, cap * sizeof *p);
         if (!p) return GK_E_NOMEM;
-        g->ply = p;
+        g->stats = p;
         g->cap = cap;
     }
     if (children > g->child_cap) {
@@ -176,19 +176,20 @@ static int child_cmp(const void *a, const void *b) {
     return x->action < y->action ? -1 : x->action > y->action;
 }
 
-int gl_game_push(gl_game_t *g, gk_action_t a, const gl_ply_t *st, const gl_child_t *top, int ntop) {
+int gl_game_push(gl_game_t *g, gk_action_t a, const gl_action_stats_t *st, const gl_child_t *top,
+                 int ntop) {
     if (g->nactions >= GL_MAX_GAME_ACTIONS) return GK_E_ARG;
-    if (ntop < 0 || !st || st->kind != GL_PLY_SEARCH) ntop = 0;
+    if (ntop < 0 || !st || st->kind != GL_ACTION_SEARCH) ntop = 0;
     if (ntop > GL_MAX_TOP) ntop = GL_MAX_TOP;
     int rc = game_grow(g, g->nactions + 1, g->nchild + (uint32_t)ntop);
     if (rc) return rc;
-    gl_ply_t *p = &g->ply[g->nactions];
+    gl_action_stats_t *p = &g->stats[g->nactions];
     if (st) {
         *p = *st;
         g->has_stats = true;
     } else {
         memset(p, 0, sizeof *p);
-        p->kind = GL_PLY_FORCED;
+        p->kind = GL_ACTION_FORCED;
     }
     p->ntop = (uint8_t)ntop;
     p->first = g->nchild;
@@ -202,9 +203,9 @@ int gl_game_push(gl_game_t *g, gk_action_t a, const gl_ply_t *st, const gl_child
     return GK_OK;
 }
 
-const char *gl_ply_kind_text(int kind) {
-    static const char *const names[GL_NPLYKINDS] = {"search", "random", "book", "forced"};
-    return kind >= 0 && kind < GL_NPLYKINDS ? names[kind] : "unknown";
+const char *gl_action_kind_text(int kind) {
+    static const char *const names[GL_NACTION_KINDS] = {"search", "random", "book", "forced"};
+    return kind >= 0 && kind < GL_NACTION_KINDS ? names[kind] : "unknown";
 }
 
 /* The legal actions of a position, sorted, to turn actions into gen() indices and back. */
@@ -276,8 +277,8 @@ static int settings_put(gl_buf_t *b, const gl_settings_t *s) {
     putv(b, s->threads_per_game);
     putv(b, s->top);
     putv(b, (uint64_t)lroundf(fmaxf(0.f, fminf(s->temperature, 1e6f)) * 1000.f));
-    putv(b, s->temp_plies);
-    putv(b, s->open_plies);
+    putv(b, s->temp_turns);
+    putv(b, s->open_turns);
     put8(b, s->open_kind);
     put8(b, s->resign_on);
     putv(b, zigzag(lroundf(fmaxf(-1e6f, fminf(s->resign_value, 1e6f)) * 1000.f)));
@@ -292,8 +293,8 @@ static void settings_get(cur_t *c, gl_settings_t *s) {
     s->threads_per_game = (uint16_t)getv_max(c, UINT16_MAX);
     s->top = (uint16_t)getv_max(c, GL_MAX_TOP);
     s->temperature = (float)getv_max(c, 1000000000u) / 1000.f;
-    s->temp_plies = (uint16_t)getv_max(c, UINT16_MAX);
-    s->open_plies = (uint16_t)getv_max(c, UINT16_MAX);
+    s->temp_turns = (uint16_t)getv_max(c, UINT16_MAX);
+    s->open_turns = (uint16_t)getv_max(c, UINT16_MAX);
     s->open_kind = (uint8_t)get8(c);
     s->resign_on = (uint8_t)get8(c);
     s->resign_value = (float)unzigzag(getv_max(c, 4000000000u)) / 1000.f;
@@ -354,7 +355,7 @@ int gl_encode_game(const gl_game_t *g, int code, bool stats, gl_buf_t *out, char
     put64(&body, g->seed);
     put8(&body, g->rules.game);
     put8(&body, g->rules.variant);
-    putv(&body, g->rules.max_plies);
+    putv(&body, g->rules.turn_limit);
     put8(&body, (unsigned)code);
     put8(&body, g->flags);
     put8(&body, stats ? 1 : 0);
@@ -368,7 +369,7 @@ int gl_encode_game(const gl_game_t *g, int code, bool stats, gl_buf_t *out, char
     put8(&body, g->reason);
     put8(&body, g->resign_side);
     putv(&body, g->resign_at);
-    putv(&body, g->plies);
+    putv(&body, g->turns);
     putv(&body, g->time_ms);
     put64(&body, g->final_hash);
     putv(&body, g->nactions);
@@ -392,15 +393,15 @@ int gl_encode_game(const gl_game_t *g, int code, bool stats, gl_buf_t *out, char
             goto done_st;
         }
         if (stats) {
-            const gl_ply_t *p = &g->ply[i];
-            if (p->kind >= GL_NPLYKINDS || p->ntop > GL_MAX_TOP ||
+            const gl_action_stats_t *p = &g->stats[i];
+            if (p->kind >= GL_NACTION_KINDS || p->ntop > GL_MAX_TOP ||
                 (p->ntop && (uint64_t)p->first + p->ntop > g->nchild)) {
                 rc = gk_fail(err, errcap, GK_E_ARG, "game %" PRIu64 ": bad statistics at action %u",
                              g->index, i);
                 goto done_st;
             }
             put8(&st, p->kind);
-            if (p->kind == GL_PLY_SEARCH) {
+            if (p->kind == GL_ACTION_SEARCH) {
                 putv(&st, p->visits);
                 putv(&st, zigzag(value_q(p->value)));
                 put8(&st, p->ntop);
@@ -421,7 +422,7 @@ int gl_encode_game(const gl_game_t *g, int code, bool stats, gl_buf_t *out, char
         }
         replay_play(r, g->action[i]);
     }
-    if (r->pos.hash != g->final_hash || r->pos.ply != g->plies) {
+    if (r->pos.hash != g->final_hash || r->pos.turn != g->turns) {
         rc =
             gk_fail(err, errcap, GK_E_REPLAY,
                     "game %" PRIu64 ": the replay does not end on the recorded position", g->index);
@@ -459,7 +460,7 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
     g->seed = getn(&c, 8);
     g->rules.game = (uint8_t)get8(&c);
     g->rules.variant = (uint8_t)get8(&c);
-    g->rules.max_plies = (uint16_t)getv_max(&c, UINT16_MAX);
+    g->rules.turn_limit = (uint16_t)getv_max(&c, UINT16_MAX);
     int code = (int)get8(&c);
     g->flags = (uint8_t)get8(&c);
     unsigned has_stats = get8(&c);
@@ -475,7 +476,7 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
     g->reason = (uint8_t)get8(&c);
     g->resign_side = (uint8_t)get8(&c);
     g->resign_at = (uint32_t)getv_max(&c, GL_MAX_GAME_ACTIONS);
-    g->plies = (uint32_t)getv_max(&c, UINT16_MAX);
+    g->turns = (uint32_t)getv_max(&c, UINT16_MAX);
     g->time_ms = (uint32_t)getv_max(&c, UINT32_MAX);
     g->final_hash = getn(&c, 8);
     uint64_t nact = getv_max(&c, GL_MAX_GAME_ACTIONS);
@@ -511,9 +512,9 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
             goto out;
         }
         g->action[i] = a;
-        memset(&g->ply[i], 0, sizeof g->ply[i]);
-        g->ply[i].kind = GL_PLY_FORCED;
-        g->ply[i].nlegal = (uint16_t)r->legal.n;
+        memset(&g->stats[i], 0, sizeof g->stats[i]);
+        g->stats[i].kind = GL_ACTION_FORCED;
+        g->stats[i].nlegal = (uint16_t)r->legal.n;
         g->nactions = (uint32_t)i + 1;
         replay_play(r, a);
     }
@@ -524,7 +525,7 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
         if (gk_gen(&end, tmp) == 0) gk_apply_no_move(&end);
     }
     bool resigned = g->reason == GK_REASON_RESIGN && !gk_over(&end);
-    if (end.hash != g->final_hash || end.ply != g->plies ||
+    if (end.hash != g->final_hash || end.turn != g->turns ||
         (!resigned && (end.result != g->result || end.reason != g->reason))) {
         rc = gk_fail(err, errcap, GK_E_REPLAY,
                      "game %" PRIu64 ": the replay does not end as recorded (%s %s)", g->index,
@@ -534,15 +535,15 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
     if (has_stats) {
         replay_start(r, &g->rules);
         for (uint32_t i = 0; i < g->nactions; i++) {
-            gl_ply_t *p = &g->ply[i];
+            gl_action_stats_t *p = &g->stats[i];
             p->kind = (uint8_t)get8(&c);
-            if (c.bad || p->kind >= GL_NPLYKINDS) {
+            if (c.bad || p->kind >= GL_NACTION_KINDS) {
                 rc = gk_fail(err, errcap, GK_E_FORMAT, "game %" PRIu64 ": bad statistics at %u",
                              g->index, i);
                 goto out;
             }
             p->first = g->nchild;
-            if (p->kind == GL_PLY_SEARCH) {
+            if (p->kind == GL_ACTION_SEARCH) {
                 p->visits = (uint32_t)getv_max(&c, UINT32_MAX);
                 int64_t q = unzigzag(getv_max(&c, 65535));
                 p->value = (float)q / 32767.f;

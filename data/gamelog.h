@@ -5,12 +5,12 @@
  * Contract
  * --------
  * GAME RECORD (gl_game_t).  One finished (or resigned) game: a header, the ACTIONS
- * played (game.h: a turn is one or more actions), and optionally one gl_ply_t of root
+ * played (game.h: a turn is one or more actions), and optionally one gl_action_stats_t of root
  * statistics per action.  Children are held as actions in memory; on disk actions and
  * children are coded as their index in gen() order (or raw 32-bit actions, see
  * GL_CODE_*), which is why encoding and decoding replay the game: an illegal or
  * out-of-range action is an error, and the decoder checks that the replay ends on the
- * stored final hash, result and ply count, so a log written by an engine whose gen()
+ * stored final hash, result and turn count, so a log written by an engine whose gen()
  * order differs is detected instead of silently misread.
  *
  * SHARD.  A file that is a plain sequence of FRAMES, each a zstd skippable frame holding
@@ -56,14 +56,14 @@
 #define GL_ENGINE_MAX       32           /* engine version text, NUL included */
 #define GL_MANIFEST_NAME    "manifest.gkm"
 
-/* How an action was chosen; root statistics exist only for GL_PLY_SEARCH. */
+/* How an action was chosen; root statistics exist only for GL_ACTION_SEARCH. */
 typedef enum {
-    GL_PLY_SEARCH = 0, /* by the search (statistics below) */
-    GL_PLY_RANDOM = 1, /* random opening action */
-    GL_PLY_BOOK = 2,   /* from an opening book */
-    GL_PLY_FORCED = 3, /* the only legal action: no search was run */
-    GL_NPLYKINDS
-} gl_ply_kind_t;
+    GL_ACTION_SEARCH = 0, /* by the search (statistics below) */
+    GL_ACTION_RANDOM = 1, /* random opening action */
+    GL_ACTION_BOOK = 2,   /* from an opening book */
+    GL_ACTION_FORCED = 3, /* the only legal action: no search was run */
+    GL_NACTION_KINDS
+} gl_action_kind_t;
 
 /* Action coding on disk (stored in each record, so both can be read back). */
 enum { GL_CODE_INDEX = 0, GL_CODE_RAW = 1 };
@@ -74,14 +74,14 @@ typedef struct gl_child {
 } gl_child_t;
 
 /* Root statistics of one action's decision. */
-typedef struct gl_ply {
-    uint8_t kind;    /* gl_ply_kind_t */
+typedef struct gl_action_stats {
+    uint8_t kind;    /* gl_action_kind_t */
     uint8_t ntop;    /* children stored, at most GL_MAX_TOP, most visited first */
     uint16_t nlegal; /* legal actions at the root (known from the replay; filled on read) */
     uint32_t visits; /* root visits (playouts) */
     float value;     /* root value for the player to move, in [-1, 1] (stored to 1/32767) */
-    uint32_t first;  /* index of this ply's first child in gl_game_t.child */
-} gl_ply_t;
+    uint32_t first;  /* index of this action's first child in gl_game_t.child */
+} gl_action_stats_t;
 
 /* The settings that produced a game, as plain numbers (the CLI's text is in the manifest). */
 typedef struct gl_settings {
@@ -90,8 +90,8 @@ typedef struct gl_settings {
     uint16_t threads_per_game; /* search threads of one game */
     uint16_t top;              /* children kept per decision (GL_MAX_TOP at most) */
     float temperature;         /* move-selection temperature of early actions */
-    uint16_t temp_plies;       /* for this many turns; then the most visited child */
-    uint16_t open_plies;       /* random / book opening turns */
+    uint16_t temp_turns;       /* for this many turns; then the most visited child */
+    uint16_t open_turns;       /* random / book opening turns */
     uint8_t open_kind;         /* GL_OPEN_* */
     uint8_t resign_on;         /* resignation enabled in the run */
     float resign_value;        /* resign when the root value stays below this */
@@ -109,7 +109,7 @@ enum {
 typedef struct gl_game {
     uint64_t index;   /* game index in the run: 0 .. N-1 */
     uint64_t seed;    /* the game's own seed (derived from the run seed and index) */
-    gk_rules_t rules; /* game, variant, ply limit; the game starts at setup() */
+    gk_rules_t rules; /* game, variant, turn limit; the game starts at setup() */
     char engine[GL_ENGINE_MAX];
     uint64_t weights_hash; /* ev_weights_hash() of the evaluation used */
     gl_settings_t set;
@@ -119,14 +119,14 @@ typedef struct gl_game {
     uint8_t resign_side; /* with resign_at: who would have resigned */
     uint32_t resign_at;  /* 1 + action index where a resignation happened or, in a
                             GL_FLAG_PLAYOUT game, would have; 0 = never */
-    uint32_t plies;      /* turns played */
+    uint32_t turns;      /* turns played */
     uint32_t time_ms;    /* wall time to play the game */
     uint64_t final_hash; /* Zobrist hash of the final position */
-    /* Actions, and when has_stats their statistics (ply[i] belongs to action[i]). */
+    /* Actions, and when has_stats their statistics (stats[i] belongs to action[i]). */
     bool has_stats;
     uint32_t nactions, cap;
     gk_action_t *action;
-    gl_ply_t *ply;
+    gl_action_stats_t *stats;
     uint32_t nchild, child_cap;
     gl_child_t *child;
 } gl_game_t;
@@ -137,7 +137,8 @@ void gl_game_free(gl_game_t *g);
 void gl_game_clear(gl_game_t *g);
 /* Appends one action with its statistics (st may be NULL for an unsearched action;
  * top[0..ntop-1] the most visited children, ntop clamped to GL_MAX_TOP). */
-int gl_game_push(gl_game_t *g, gk_action_t a, const gl_ply_t *st, const gl_child_t *top, int ntop);
+int gl_game_push(gl_game_t *g, gk_action_t a, const gl_action_stats_t *st, const gl_child_t *top,
+                 int ntop);
 
 /* ---- growable byte buffer ---- */
 typedef struct gl_buf {
@@ -295,6 +296,6 @@ int gl_reader_new(gl_reader_t **r, const gl_logset_t *ls, char *err, size_t errc
 int gl_reader_get(gl_reader_t *r, const gl_loc_t *loc, gl_game_t *g, char *err, size_t errcap);
 void gl_reader_free(gl_reader_t *r);
 
-const char *gl_ply_kind_text(int kind);
+const char *gl_action_kind_text(int kind);
 
 #endif

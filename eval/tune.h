@@ -138,7 +138,7 @@ const char *tune_strerror(int code);
  *
  * Each game of each log directory (or shard file) is replayed from its start position
  * with gk_play(); the position before every SEARCHED action becomes a sample (random,
- * book and forced actions are skipped: the opening plies are random by design and a
+ * book and forced actions are skipped: the opening turns are random by design and a
  * forced action has no search statistics).  Targets, from the side to move's view:
  *   result   the game's score: 1 win, 1/2 draw, 0 loss
  *   value    the search's root value, mapped from [-1, 1] to [0, 1]

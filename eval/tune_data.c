@@ -35,9 +35,9 @@ static float clamp01(double x) {
     return x < 0 ? 0.0f : x > 1 ? 1.0f : (float)x;
 }
 
-/* Policy sample at p from the stored children of ply pl. */
-static int add_policy(worker_t *w, const gk_pos_t *p, const gl_game_t *g, const gl_ply_t *pl,
-                      uint64_t key, float *gbuf, float *tbuf) {
+/* Policy sample at p from the stored children of action statistics pl. */
+static int add_policy(worker_t *w, const gk_pos_t *p, const gl_game_t *g,
+                      const gl_action_stats_t *pl, uint64_t key, float *gbuf, float *tbuf) {
     gk_action_t acts[GK_MAX_ACTIONS];
     int n = gk_gen(p, acts);
     if (n < 2) return 0;
@@ -75,15 +75,16 @@ static int add_game(worker_t *w, const gl_game_t *g, uint64_t key, const tune_da
     gm->setup(&p, &g->rules);
     float f[EV_MAX_FEATURES];
     for (uint32_t i = 0; i < g->nactions; i++) {
-        const gl_ply_t *pl = g->has_stats ? &g->ply[i] : NULL;
+        const gl_action_stats_t *pl = g->has_stats ? &g->stats[i] : NULL;
         /* Without statistics the opening is known only by its length in turns. */
-        int kind = pl                                                              ? pl->kind
-                   : g->set.open_kind != GL_OPEN_NONE && p.ply < g->set.open_plies ? GL_PLY_RANDOM
-                                                                                   : GL_PLY_SEARCH;
+        int kind = pl ? pl->kind
+                   : g->set.open_kind != GL_OPEN_NONE && p.turn < g->set.open_turns
+                       ? GL_ACTION_RANDOM
+                       : GL_ACTION_SEARCH;
         w->st.actions++;
-        if (kind == GL_PLY_RANDOM || kind == GL_PLY_BOOK) {
+        if (kind == GL_ACTION_RANDOM || kind == GL_ACTION_BOOK) {
             w->st.skipped_opening++;
-        } else if (kind != GL_PLY_SEARCH || (o->target != TUNE_TARGET_RESULT && !pl)) {
+        } else if (kind != GL_ACTION_SEARCH || (o->target != TUNE_TARGET_RESULT && !pl)) {
             w->st.skipped_unsearched++;
         } else if (!gk_over(&p)) {
             float res = result_score(g->result, p.stm);

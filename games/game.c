@@ -84,12 +84,20 @@ const char *gk_reason_text(gk_reason_t r) {
         [GK_REASON_CAPTURE_ALL] = "capture-all",
         [GK_REASON_NO_MOVE] = "no-move",
         [GK_REASON_REPETITION] = "repetition",
-        [GK_REASON_PLY_LIMIT] = "ply-limit",
+        [GK_REASON_TURN_LIMIT] = "turn-limit",
         [GK_REASON_GOBS] = "gobs",
         [GK_REASON_GOBS_DRAW] = "gobs-draw",
         [GK_REASON_RESIGN] = "resign",
     };
     return (unsigned)r < GK_NREASONS ? names[r] : "unknown";
+}
+
+int gk_reason_named(const char *s, size_t n) {
+    for (int r = 0; r < GK_NREASONS; r++) {
+        const char *t = gk_reason_text((gk_reason_t)r);
+        if (strlen(t) == n && !memcmp(s, t, n)) return r;
+    }
+    return n == 9 && !memcmp(s, "ply-limit", 9) ? GK_REASON_TURN_LIMIT : -1;
 }
 
 uint64_t gk_perft_generic(const gk_pos_t *p, int depth) {
@@ -193,7 +201,7 @@ bool gk_hist_check_repetition(const gk_hist_t *h, gk_pos_t *p) {
 void gk_end_turn(gk_pos_t *p, gk_hist_t *h) {
     if (gk_over(p) || p->in_turn != 0) return;
     if (gk_hist_push(h, p))
-        gk_set_result(p, GK_DRAW, GK_REASON_PLY_LIMIT); /* only without a ply limit */
+        gk_set_result(p, GK_DRAW, GK_REASON_TURN_LIMIT); /* only without a turn limit */
     else
         gk_hist_check_repetition(h, p);
 }

@@ -16,7 +16,7 @@
  *   that compare equal field by field behave identically.  `hash` is a 64-bit Zobrist
  *   hash kept up to date incrementally by play(); hash_full() recomputes it and the two
  *   must always agree.  The hash covers everything that decides future play (board,
- *   side to move, mid-turn state) but not `ply`, `max_plies` or the result, so equal
+ *   side to move, mid-turn state) but not `turn`, `turn_limit` or the result, so equal
  *   hashes at turn boundaries mean "the same position" for the repetition rule.
  * - gen() writes every legal action of `p` into `out` (room for GK_MAX_ACTIONS) and
  *   returns their number; no action appears twice.  It returns 0 when the game is
@@ -24,8 +24,8 @@
  *   to move has no legal action and loses: call gk_apply_no_move().
  * - play() applies one legal action in place (copy-make: callers copy first when they
  *   need the old position).  It updates hash, and at the end of a turn flips `stm`,
- *   increments `ply`, resets `in_turn` to 0 and sets `result`/`reason` when the game
- *   ends (exit, capture-all, GOBS outcomes, ply limit).  Repetition needs history and
+ *   increments `turn`, resets `in_turn` to 0 and sets `result`/`reason` when the game
+ *   ends (exit, capture-all, GOBS outcomes, turn limit).  Repetition needs history and
  *   is applied by the caller with gk_hist_* below.  play() on an illegal action is
  *   undefined; parse_move() is the way to turn untrusted text into legal actions.
  * - All functions are reentrant and thread-safe after gk_init() has run once.
@@ -60,7 +60,7 @@ typedef enum {
     GK_REASON_CAPTURE_ALL, /* Gounki: the last enemy piece was captured */
     GK_REASON_NO_MOVE,     /* the side to move had no legal action and lost */
     GK_REASON_REPETITION,  /* third occurrence of a position, same side to move */
-    GK_REASON_PLY_LIMIT,   /* the ply limit was reached */
+    GK_REASON_TURN_LIMIT,  /* the turn limit was reached */
     GK_REASON_GOBS,        /* Gobs: opponent below 5 pieces, or failed to answer a GOBS */
     GK_REASON_GOBS_DRAW,   /* Gobs: a GOBSed side eliminated back to 5 pieces */
     GK_REASON_RESIGN,      /* a player resigned (self-play, play) */
@@ -69,32 +69,32 @@ typedef enum {
 
 typedef uint32_t gk_action_t;
 
-#define GK_NO_ACTION       ((gk_action_t)0)
-#define GK_MAX_ACTIONS     1024 /* upper bound on gen()'s count, any game */
-#define GK_MAX_TURN        64   /* upper bound on actions in one turn */
-#define GK_MOVE_TEXT_MAX   256  /* enough for any complete move's notation */
-#define GK_POS_TEXT_MAX    256  /* enough for any position string */
-#define GK_BOARD_TEXT_MAX  4096 /* enough for any ASCII board */
-#define GK_DEFAULT_MAX_PLY 500
+#define GK_NO_ACTION          ((gk_action_t)0)
+#define GK_MAX_ACTIONS        1024 /* upper bound on gen()'s count, any game */
+#define GK_MAX_TURN           64   /* upper bound on actions in one turn */
+#define GK_MOVE_TEXT_MAX      256  /* enough for any complete move's notation */
+#define GK_POS_TEXT_MAX       256  /* enough for any position string */
+#define GK_BOARD_TEXT_MAX     4096 /* enough for any ASCII board */
+#define GK_DEFAULT_TURN_LIMIT 500
 
 /* The rule set a position is played under. */
 typedef struct gk_rules {
-    uint8_t game;       /* GK_GAME_* */
-    uint8_t variant;    /* 0 = standard; game-specific otherwise (Gobs: 1 = short) */
-    uint16_t max_plies; /* draw when this many turns have been played; 0 = no limit */
+    uint8_t game;        /* GK_GAME_* */
+    uint8_t variant;     /* 0 = standard; game-specific otherwise (Gobs: 1 = short) */
+    uint16_t turn_limit; /* draw when this many turns have been played; 0 = no limit */
 } gk_rules_t;
 
 typedef struct gk_pos {
-    uint64_t hash;      /* Zobrist hash, see the contract above */
-    uint16_t ply;       /* turns completed since the start position */
-    uint16_t max_plies; /* from gk_rules_t */
-    uint8_t game;       /* GK_GAME_* */
-    uint8_t variant;    /* from gk_rules_t */
-    uint8_t stm;        /* GK_WHITE or GK_BLACK */
-    uint8_t result;     /* gk_result_t */
-    uint8_t reason;     /* gk_reason_t */
-    uint8_t in_turn;    /* actions already played in the current turn; 0 at a boundary */
-    uint8_t aux[14];    /* game-specific small state (counts, mid-turn square, ...) */
+    uint64_t hash;       /* Zobrist hash, see the contract above */
+    uint16_t turn;       /* turns completed since the start position */
+    uint16_t turn_limit; /* from gk_rules_t */
+    uint8_t game;        /* GK_GAME_* */
+    uint8_t variant;     /* from gk_rules_t */
+    uint8_t stm;         /* GK_WHITE or GK_BLACK */
+    uint8_t result;      /* gk_result_t */
+    uint8_t reason;      /* gk_reason_t */
+    uint8_t in_turn;     /* actions already played in the current turn; 0 at a boundary */
+    uint8_t aux[14];     /* game-specific small state (counts, mid-turn square, ...) */
     union {
         uint8_t cell[128]; /* game-specific board encoding */
         uint64_t word[16];
@@ -127,7 +127,7 @@ typedef struct gk_game {
 
     /* One-line position string (docs/FORMATS.md); from_text(to_text(p)) == p exactly. */
     int (*pos_to_text)(const gk_pos_t *p, char *buf, size_t cap);
-    int (*pos_from_text)(gk_pos_t *p, const char *text, uint16_t max_plies, char *err,
+    int (*pos_from_text)(gk_pos_t *p, const char *text, uint16_t turn_limit, char *err,
                          size_t errcap);
     /* Human-readable board, several lines ending in '\n'. */
     int (*board_text)(const gk_pos_t *p, char *buf, size_t cap);
@@ -165,6 +165,10 @@ int gk_result_for(const gk_pos_t *p, int side);
 
 const char *gk_result_text(gk_result_t r); /* "1-0", "0-1", "1/2-1/2", "*" */
 const char *gk_reason_text(gk_reason_t r); /* "exit", "capture-all", ... */
+/* The reason whose gk_reason_text name is exactly s[0..n), or -1.  Also reads the old
+ * name "ply-limit" of GK_REASON_TURN_LIMIT ("turn-limit"), which older records,
+ * position strings and logs' text exports hold. */
+int gk_reason_named(const char *s, size_t n);
 
 /* Generic perft over gen/play, used by games without a faster one and by tests as an
  * independent check. */
@@ -188,12 +192,12 @@ int gk_play_move_text(gk_pos_t *p, const char *text, char *err, size_t errcap);
 /*
  * Repetition history: hashes of the turn-boundary positions of one game, oldest first.
  * Fixed capacity so it stays plain data for self-play threads; gk_hist_push() returns
- * -1 when full.  It holds the start and GK_MAX_PLY_LIMIT turns: ply limits above that are
- * refused (--max-plies, the MaxPlies tag), and a game without a limit that gets there
- * ends as a draw by the ply limit (gk_end_turn), so repetition is never skipped.
+ * -1 when full.  It holds the start and GK_MAX_TURN_LIMIT turns: turn limits above that are
+ * refused (--turn-limit, the TurnLimit tag), and a game without a limit that gets there
+ * ends as a draw by the turn limit (gk_end_turn), so repetition is never skipped.
  */
-#define GK_HIST_MAX      4096
-#define GK_MAX_PLY_LIMIT (GK_HIST_MAX - 1)
+#define GK_HIST_MAX       4096
+#define GK_MAX_TURN_LIMIT (GK_HIST_MAX - 1)
 typedef struct gk_hist {
     int n;
     uint64_t h[GK_HIST_MAX];
@@ -209,7 +213,7 @@ bool gk_hist_check_repetition(const gk_hist_t *h, gk_pos_t *p);
 
 /* The turn step of every game loop (self-play, matches, play, records, logs, --moves):
  * when p is at the end of a turn of a game that goes on, pushes p on h and applies the
- * repetition draw; when h is full, ends the game as a draw by the ply limit.  Does
+ * repetition draw; when h is full, ends the game as a draw by the turn limit.  Does
  * nothing inside a turn or after the end. */
 void gk_end_turn(gk_pos_t *p, gk_hist_t *h);
 /* Plays legal action a at p, then gk_end_turn(). */

@@ -83,7 +83,7 @@ static void gobs_setup(gk_pos_t *p, const gk_rules_t *r) {
     memset(p, 0, sizeof *p);
     p->game = GK_GAME_GOBS;
     p->variant = r->variant;
-    p->max_plies = r->max_plies;
+    p->turn_limit = r->turn_limit;
     p->stm = GK_WHITE;
     for (int s = 0; s < 27; s++) p->b.cell[s] = GOBS_WHITE;
     for (int s = 54; s < 81; s++) p->b.cell[s] = GOBS_BLACK;
@@ -201,7 +201,7 @@ static int gobs_gen(const gk_pos_t *p, gk_action_t *out) {
     return n;
 }
 
-/* The GOBS rules, the ply limit and the change of side, once per turn.  `elim` tells
+/* The GOBS rules, the turn limit and the change of side, once per turn.  `elim` tells
  * whether the turn was an elimination; p->in_turn is the number of legs played (0 for
  * a slide or an elimination) and the mid-turn hash key has already been removed. */
 static void end_turn(gk_pos_t *p, bool elim) {
@@ -212,7 +212,7 @@ static void end_turn(gk_pos_t *p, bool elim) {
     p->aux[GOBS_AUX_JUMPER] = 0;
     p->stm = (uint8_t)opp;
     p->hash ^= z_stm;
-    p->ply++;
+    p->turn++;
     const gk_result_t win = me == GK_WHITE ? GK_WIN_WHITE : GK_WIN_BLACK;
     const gk_result_t loss = me == GK_WHITE ? GK_WIN_BLACK : GK_WIN_WHITE;
     if (theirs < GOBS_LIMIT) {
@@ -223,8 +223,8 @@ static void end_turn(gk_pos_t *p, bool elim) {
         else if (mine <= GOBS_LIMIT)
             gk_set_result(p, loss, GK_REASON_GOBS);
     }
-    if (p->result == GK_ONGOING && p->max_plies && p->ply >= p->max_plies)
-        gk_set_result(p, GK_DRAW, GK_REASON_PLY_LIMIT);
+    if (p->result == GK_ONGOING && p->turn_limit && p->turn >= p->turn_limit)
+        gk_set_result(p, GK_DRAW, GK_REASON_TURN_LIMIT);
 }
 
 /* The jumped piece of a leg: the only piece between from and to. */
@@ -323,7 +323,7 @@ typedef struct {
 
 /* Transposition table of counts at turn boundaries, remaining depth >= 2 (slides
  * commute, so positions recur).  The key is the whole board (2 bits a square), the side
- * to move and the depth, so a hit is never a collision; the ply is implied by the depth. */
+ * to move and the depth, so a hit is never a collision; the turn count is implied by the depth. */
 typedef struct {
     uint64_t k[3], n;
 } ptt_ent_t;
@@ -1092,7 +1092,7 @@ static int gobs_pos_to_text(const gk_pos_t *p, char *buf, size_t cap) {
         if (row) sb_putc(&b, '/');
     }
     char tmp[40];
-    snprintf(tmp, sizeof tmp, " %c %u ", p->stm == GK_WHITE ? 'w' : 'b', (unsigned)p->ply);
+    snprintf(tmp, sizeof tmp, " %c %u ", p->stm == GK_WHITE ? 'w' : 'b', (unsigned)p->turn);
     sb_puts(&b, tmp);
     if (p->in_turn) {
         sb_sq(&b, p->aux[GOBS_AUX_JUMPER]);
@@ -1177,29 +1177,29 @@ static int parse_board(gk_pos_t *p, const char *f, size_t fl, char *err, size_t 
     return 0;
 }
 
-/* The PLY field: 0..65535 without leading zeros. */
-static int parse_ply(gk_pos_t *p, const char *f, size_t fl, char *err, size_t errcap) {
-    unsigned long ply = 0;
+/* The TURNS field: 0..65535 without leading zeros. */
+static int parse_turns(gk_pos_t *p, const char *f, size_t fl, char *err, size_t errcap) {
+    unsigned long turns = 0;
     if (fl < 1 || fl > 5 || (fl > 1 && f[0] == '0')) {
-        snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
+        snprintf(err, errcap, "the turn count must be a number 0..65535 without leading zeros");
         return -1;
     }
     for (size_t i = 0; i < fl; i++) {
         if (!isdigit((unsigned char)f[i])) {
-            snprintf(err, errcap, "ply must be a number 0..65535 without leading zeros");
+            snprintf(err, errcap, "the turn count must be a number 0..65535 without leading zeros");
             return -1;
         }
-        ply = ply * 10 + (unsigned long)(f[i] - '0');
+        turns = turns * 10 + (unsigned long)(f[i] - '0');
     }
-    if (ply > 65535) {
-        snprintf(err, errcap, "ply %lu is above 65535", ply);
+    if (turns > 65535) {
+        snprintf(err, errcap, "turn count %lu is above 65535", turns);
         return -1;
     }
-    p->ply = (uint16_t)ply;
+    p->turn = (uint16_t)turns;
     return 0;
 }
 
-/* The TURN field other than "-": SQUARE+LEGS, a jump chain in progress. */
+/* The CHAIN field other than "-": SQUARE+LEGS, a jump chain in progress. */
 static int parse_turn(gk_pos_t *p, const char *s, size_t fl, char *err, size_t errcap) {
     char low[3] = {(char)tolower((unsigned char)s[0]),
                    fl > 1 ? (char)tolower((unsigned char)s[1]) : 0, 0};
@@ -1237,16 +1237,16 @@ static int parse_result(gk_pos_t *p, const char *f, size_t fl, char *err, size_t
     int why = -1;
     if (colon && r != GK_ONGOING) {
         const size_t wl = fl - (size_t)(colon + 1 - f);
-        for (int i = GK_REASON_NO_MOVE; i < GK_NREASONS; i++)
-            if (field_is(colon + 1, wl, gk_reason_text((gk_reason_t)i))) why = i;
+        why = gk_reason_named(colon + 1, wl); /* reads the old name ply-limit too */
+        if (why < GK_REASON_NO_MOVE) why = -1;
     }
     const bool drawish =
-        why == GK_REASON_REPETITION || why == GK_REASON_PLY_LIMIT || why == GK_REASON_GOBS_DRAW;
+        why == GK_REASON_REPETITION || why == GK_REASON_TURN_LIMIT || why == GK_REASON_GOBS_DRAW;
     if (why < 0 || (r == GK_DRAW) != drawish) {
         snprintf(err, errcap,
                  "result must be '*' or RESULT:REASON as in '1-0:gobs', "
                  "'1/2-1/2:gobs-draw' (reasons: gobs, gobs-draw, no-move, "
-                 "repetition, ply-limit, resign)");
+                 "repetition, turn-limit, resign)");
         return -1;
     }
     p->result = (uint8_t)r;
@@ -1256,8 +1256,8 @@ static int parse_result(gk_pos_t *p, const char *f, size_t fl, char *err, size_t
 
 /* An unfinished position must be one the rules can reach: the mover started its turn
  * with at least 5 pieces (5 = GOBSed), the other side with at least 6 (it did not just
- * fail), a chain in progress can go on, and the ply limit is not reached. */
-static int check_reachable(const gk_pos_t *p, uint16_t max_plies, char *err, size_t errcap) {
+ * fail), a chain in progress can go on, and the turn limit is not reached. */
+static int check_reachable(const gk_pos_t *p, uint16_t turn_limit, char *err, size_t errcap) {
     const int me = p->stm, opp = 1 - me, legs = p->in_turn;
     if (p->aux[GOBS_AUX_COUNT + me] - legs < GOBS_LIMIT) {
         snprintf(err, errcap, "the side to move has fewer than 5 pieces: the game is over");
@@ -1273,22 +1273,22 @@ static int check_reachable(const gk_pos_t *p, uint16_t max_plies, char *err, siz
                  "would already have ended");
         return -1;
     }
-    if (max_plies && p->ply >= max_plies) {
-        snprintf(err, errcap, "ply %u is not below the ply limit %u (see --max-plies)",
-                 (unsigned)p->ply, (unsigned)max_plies);
+    if (turn_limit && p->turn >= turn_limit) {
+        snprintf(err, errcap, "turn count %u is not below the turn limit %u (see --turn-limit)",
+                 (unsigned)p->turn, (unsigned)turn_limit);
         return -1;
     }
     return 0;
 }
 
-static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plies, char *err,
+static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t turn_limit, char *err,
                               size_t errcap) {
     const char *f[6];
     size_t fl[6];
     gk_pos_t p;
     memset(&p, 0, sizeof p);
     p.game = GK_GAME_GOBS;
-    p.max_plies = max_plies;
+    p.turn_limit = turn_limit;
     for (const char *s = text; *s; s++)
         if ((unsigned char)*s < 32 || (unsigned char)*s > 126)
             return gk_fail(err, errcap, GK_E_INVALID,
@@ -1296,10 +1296,10 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
     const int nf = split_fields(text, f, fl, 6);
     if (nf < 0)
         return gk_fail(err, errcap, GK_E_INVALID,
-                       "too many fields (at most 6: RULES BOARD SIDE PLY TURN RESULT)");
+                       "too many fields (at most 6: RULES BOARD SIDE TURNS CHAIN RESULT)");
     if (nf < 4)
         return gk_fail(err, errcap, GK_E_INVALID,
-                       "expected 'RULES BOARD SIDE PLY [TURN [RESULT]]', got %d field%s", nf,
+                       "expected 'RULES BOARD SIDE TURNS [CHAIN [RESULT]]', got %d field%s", nf,
                        nf == 1 ? "" : "s");
     if (field_is(f[0], fl[0], "standard"))
         p.variant = GOBS_VAR_STANDARD;
@@ -1319,12 +1319,12 @@ static int gobs_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plie
         snprintf(err, errcap, "side to move must be 'w' or 'b'");
         return -1;
     }
-    if (parse_ply(&p, f[3], fl[3], err, errcap) < 0) return -1;
+    if (parse_turns(&p, f[3], fl[3], err, errcap) < 0) return -1;
     if (nf >= 5 && !field_is(f[4], fl[4], "-") && parse_turn(&p, f[4], fl[4], err, errcap) < 0)
         return -1;
     if (nf == 6 && !field_is(f[5], fl[5], "*") && parse_result(&p, f[5], fl[5], err, errcap) < 0)
         return -1;
-    if (p.result == GK_ONGOING && check_reachable(&p, max_plies, err, errcap) < 0) return -1;
+    if (p.result == GK_ONGOING && check_reachable(&p, turn_limit, err, errcap) < 0) return -1;
     p.hash = gobs_hash_full(&p);
     *out = p;
     return 0;
@@ -1353,9 +1353,10 @@ static int gobs_board_text(const gk_pos_t *p, char *buf, size_t cap) {
     sb_puts(&b, "    a b c d e f g h i\n");
     char tmp[200];
     const int me = p->stm;
-    snprintf(tmp, sizeof tmp, "gobs %s, ply %u, white %d, black %d, %s to move",
-             variant_names[p->variant & 1], (unsigned)p->ply, gobs_count(p, GK_WHITE),
-             gobs_count(p, GK_BLACK), me == GK_WHITE ? "white" : "black");
+    const bool on = p->result == GK_ONGOING; /* the turn being played, or the last one */
+    snprintf(tmp, sizeof tmp, "gobs %s, %s %u, white %d, black %d, %s to move",
+             variant_names[p->variant & 1], on ? "turn" : "after turn", (unsigned)p->turn + on,
+             gobs_count(p, GK_WHITE), gobs_count(p, GK_BLACK), me == GK_WHITE ? "white" : "black");
     sb_puts(&b, tmp);
     if (p->result != GK_ONGOING) {
         snprintf(tmp, sizeof tmp, "; game over %s (%s)", gk_result_text((gk_result_t)p->result),

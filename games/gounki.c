@@ -120,14 +120,14 @@ void gounki_pos_fix(gk_pos_t *p) {
     p->hash = gounki_hash_full(p);
 }
 
-static void clear_pos(gk_pos_t *p, uint16_t max_plies) {
+static void clear_pos(gk_pos_t *p, uint16_t turn_limit) {
     memset(p, 0, sizeof *p);
     p->game = GK_GAME_GOUNKI;
-    p->max_plies = max_plies;
+    p->turn_limit = turn_limit;
 }
 
 static void gounki_setup(gk_pos_t *p, const gk_rules_t *r) {
-    clear_pos(p, r->max_plies);
+    clear_pos(p, r->turn_limit);
     p->variant = 0;
     for (int f = 0; f < 8; f++) {
         /* Squares stand on the dark squares (a1, b2, ...), rounds on the light ones. */
@@ -395,13 +395,13 @@ static void gounki_play(gk_pos_t *p, gk_action_t a) {
     }
     p->stm ^= 1;
     p->hash ^= zob_black;
-    p->ply++;
+    p->turn++;
     if (win) {
         p->result = c == GK_WHITE ? GK_WIN_WHITE : GK_WIN_BLACK;
         p->reason = win == 1 ? GK_REASON_EXIT : GK_REASON_CAPTURE_ALL;
-    } else if (p->max_plies && p->ply >= p->max_plies) {
+    } else if (p->turn_limit && p->turn >= p->turn_limit) {
         p->result = GK_DRAW;
-        p->reason = GK_REASON_PLY_LIMIT;
+        p->reason = GK_REASON_TURN_LIMIT;
     }
 }
 
@@ -753,7 +753,7 @@ static int gounki_pos_to_text(const gk_pos_t *p, char *buf, size_t cap) {
         if (rank) tmp[len++] = '/';
     }
     len += snprintf(tmp + len, sizeof tmp - (size_t)len, " %c %u", p->stm == GK_WHITE ? 'w' : 'b',
-                    (unsigned)p->ply);
+                    (unsigned)p->turn);
     if (p->result != GK_ONGOING)
         len += snprintf(tmp + len, sizeof tmp - (size_t)len, " %s %s",
                         gk_result_text((gk_result_t)p->result),
@@ -769,10 +769,10 @@ static int fail_at(char *err, size_t errcap, const char *msg, const char *at) {
     return gk_fail(err, errcap, GK_E_INVALID, "%s", msg);
 }
 
-static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_plies, char *err,
+static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t turn_limit, char *err,
                                 size_t errcap) {
     gk_pos_t p;
-    clear_pos(&p, max_plies);
+    clear_pos(&p, turn_limit);
     const char *s = text;
     while (is_space(*s)) s++;
     int count[2][2] = {{0, 0}, {0, 0}}; /* [colour][0 rounds, 1 squares] */
@@ -837,19 +837,19 @@ static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_pl
         return fail_at(err, errcap, "expected the side to move, w or b", *s ? s : NULL);
     s++;
     if (*s != ' ' && *s != '\t')
-        return fail_at(err, errcap, "expected ' ' and the ply count after the side to move",
+        return fail_at(err, errcap, "expected ' ' and the turn count after the side to move",
                        *s ? s : NULL);
     while (*s == ' ' || *s == '\t') s++;
     if (!(*s >= '0' && *s <= '9'))
-        return fail_at(err, errcap, "expected the ply count", *s ? s : NULL);
-    long ply = 0;
+        return fail_at(err, errcap, "expected the turn count", *s ? s : NULL);
+    long turns = 0;
     if (*s == '0' && s[1] >= '0' && s[1] <= '9')
-        return fail_at(err, errcap, "ply count with a leading zero", s);
+        return fail_at(err, errcap, "turn count with a leading zero", s);
     while (*s >= '0' && *s <= '9') {
-        ply = ply * 10 + (*s++ - '0');
-        if (ply > 65535) return fail_at(err, errcap, "ply count above 65535", NULL);
+        turns = turns * 10 + (*s++ - '0');
+        if (turns > 65535) return fail_at(err, errcap, "turn count above 65535", NULL);
     }
-    p.ply = (uint16_t)ply;
+    p.turn = (uint16_t)turns;
     for (int c = 0; c < 2; c++)
         for (int k = 0; k < 2; k++)
             if (count[c][k] > 8)
@@ -872,21 +872,16 @@ static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_pl
         }
         if (res < 0) return fail_at(err, errcap, "expected a result 1-0, 0-1 or 1/2-1/2", t);
         while (*t == ' ' || *t == '\t') t++;
-        static const gk_reason_t reasons[] = {GK_REASON_EXIT,      GK_REASON_CAPTURE_ALL,
-                                              GK_REASON_NO_MOVE,   GK_REASON_REPETITION,
-                                              GK_REASON_PLY_LIMIT, GK_REASON_RESIGN};
-        int why = -1;
-        for (int i = 0; i < 6; i++) {
-            const char *rt = gk_reason_text(reasons[i]);
-            size_t l = strlen(rt);
-            if (!strncmp(t, rt, l) && (t[l] == 0 || is_space(t[l]))) {
-                why = (int)reasons[i];
-                t += l;
-                break;
-            }
-        }
+        static const gk_reason_t reasons[] = {GK_REASON_EXIT,       GK_REASON_CAPTURE_ALL,
+                                              GK_REASON_NO_MOVE,    GK_REASON_REPETITION,
+                                              GK_REASON_TURN_LIMIT, GK_REASON_RESIGN};
+        size_t l = 0;
+        while (t[l] && !is_space(t[l])) l++;
+        int why = -1, named = gk_reason_named(t, l); /* reads the old name ply-limit too */
+        for (int i = 0; i < 6; i++)
+            if (named == (int)reasons[i]) why = named, t += l;
         if (why < 0) return fail_at(err, errcap, "expected the reason the game ended", t);
-        int draw_reason = why == GK_REASON_REPETITION || why == GK_REASON_PLY_LIMIT;
+        int draw_reason = why == GK_REASON_REPETITION || why == GK_REASON_TURN_LIMIT;
         if ((res == GK_DRAW) != draw_reason)
             return fail_at(err, errcap, "the result does not fit its reason", NULL);
         p.result = (uint8_t)res;
@@ -903,9 +898,9 @@ static int gounki_pos_from_text(gk_pos_t *out, const char *text, uint16_t max_pl
                        NULL);
     if (p.reason == GK_REASON_CAPTURE_ALL && pieces[p.result == GK_WIN_WHITE ? 1 : 0])
         return fail_at(err, errcap, "capture-all but the loser still has pieces", NULL);
-    if (p.result == GK_ONGOING && p.max_plies && p.ply >= p.max_plies) {
+    if (p.result == GK_ONGOING && p.turn_limit && p.turn >= p.turn_limit) {
         p.result = GK_DRAW;
-        p.reason = GK_REASON_PLY_LIMIT;
+        p.reason = GK_REASON_TURN_LIMIT;
     }
     p.hash = gounki_hash_full(&p);
     *out = p;
@@ -939,11 +934,11 @@ static int gounki_board_text(const gk_pos_t *p, char *buf, size_t cap) {
     }
     len += snprintf(tmp + len, sizeof tmp - (size_t)len, "%s", files);
     if (p->result == GK_ONGOING)
-        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "%s to move, ply %u\n",
-                        p->stm == GK_WHITE ? "White" : "Black", (unsigned)p->ply);
+        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "%s to move, turn %u\n",
+                        p->stm == GK_WHITE ? "White" : "Black", (unsigned)p->turn + 1);
     else
-        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "game over after ply %u: %s (%s)\n",
-                        (unsigned)p->ply, gk_result_text((gk_result_t)p->result),
+        len += snprintf(tmp + len, sizeof tmp - (size_t)len, "game over after turn %u: %s (%s)\n",
+                        (unsigned)p->turn, gk_result_text((gk_result_t)p->result),
                         gk_reason_text((gk_reason_t)p->reason));
     if (len < 0 || (size_t)len >= cap) return -1;
     memcpy(buf, tmp, (size_t)len + 1);

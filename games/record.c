@@ -260,7 +260,7 @@ void gk_record_set_start(gk_record_t *rec, const gk_pos_t *start) {
     rec->final = *start;
     rec->rules.game = start->game;
     rec->rules.variant = start->variant;
-    rec->rules.max_plies = start->max_plies;
+    rec->rules.turn_limit = start->turn_limit;
     rec->nmoves = 0;
     rec->move_start[0] = 0;
     gk_hist_init(rec->hist, start);
@@ -354,20 +354,21 @@ static int apply_tags(gk_record_t *rec, const gk_rules_t *defaults, char *err, s
                            g->name, v);
         r.variant = (uint8_t)k;
     }
-    if ((v = gk_record_tag(rec, "MaxPlies"))) {
+    const char *limit_tag = gk_record_tag(rec, "TurnLimit") ? "TurnLimit" : "MaxPlies"; /* old */
+    if ((v = gk_record_tag(rec, limit_tag))) {
         char *end;
         long m = strtol(v, &end, 10);
-        if (!*v || *end || m < 0 || m > GK_MAX_PLY_LIMIT)
-            return gk_fail(err, errcap, GK_E_INVALID, "tag MaxPlies: '%s' is not a number 0..%d", v,
-                           GK_MAX_PLY_LIMIT);
-        r.max_plies = (uint16_t)m;
+        if (!*v || *end || m < 0 || m > GK_MAX_TURN_LIMIT)
+            return gk_fail(err, errcap, GK_E_INVALID, "tag %s: '%s' is not a number 0..%d",
+                           limit_tag, v, GK_MAX_TURN_LIMIT);
+        r.turn_limit = (uint16_t)m;
     }
     gk_pos_t p;
     const char *ps = gk_record_tag(rec, "Position");
     if (!ps) ps = gk_record_tag(rec, "FEN");
     if (ps) {
         char e[200];
-        if (g->pos_from_text(&p, ps, r.max_plies, e, sizeof e) < 0)
+        if (g->pos_from_text(&p, ps, r.turn_limit, e, sizeof e) < 0)
             return gk_fail(err, errcap, GK_E_INVALID, "tag Position: %s", e);
         if (p.variant != r.variant)
             return gk_fail(err, errcap, GK_E_INVALID,
@@ -460,10 +461,10 @@ static int read_one(gk_record_t *rec, const lex_t *L, int *pi, const gk_rules_t 
                       it->len > 40 ? 40 : it->len, it->s, result_line);
         const gk_pos_t *p = &rec->final;
         if (it->kind == IT_NUMBER) {
-            long want = p->ply / 2 + 1;
+            long want = p->turn / 2 + 1;
             if (it->number != want)
-                READ_FAIL("line %d: move number %ld, but the next move (ply %d, %s) is number %ld",
-                          it->line, it->number, p->ply + 1, side_name(p), want);
+                READ_FAIL("line %d: move number %ld, but the next move (turn %d, %s) is number %ld",
+                          it->line, it->number, p->turn + 1, side_name(p), want);
             if (it->first) line_numbered = 1;
             i++;
             continue;
@@ -487,8 +488,8 @@ static int read_one(gk_record_t *rec, const lex_t *L, int *pi, const gk_rules_t 
         for (k = 1; k <= maxk; k++) {
             if (join_words(L, i, k, buf, sizeof buf) < 0) {
                 if (k == 1)
-                    READ_FAIL("line %d, ply %d: '%.20s...' is too long for a move", it->line,
-                              p->ply + 1, it->s);
+                    READ_FAIL("line %d, turn %d: '%.20s...' is too long for a move", it->line,
+                              p->turn + 1, it->s);
                 break;
             }
             n = g->parse_move(p, buf, seq, GK_MAX_TURN, errk, sizeof errk);
@@ -513,10 +514,10 @@ static int read_one(gk_record_t *rec, const lex_t *L, int *pi, const gk_rules_t 
                 continue;
             }
             if (gk_over(p))
-                READ_FAIL("line %d, ply %d: '%s': the game is already over (%s %s)", it->line,
-                          p->ply + 1, what, gk_result_text((gk_result_t)p->result),
+                READ_FAIL("line %d, turn %d: '%s': the game is already over (%s %s)", it->line,
+                          p->turn + 1, what, gk_result_text((gk_result_t)p->result),
                           gk_reason_text((gk_reason_t)p->reason));
-            READ_FAIL("line %d, ply %d (%s): '%s': %s", it->line, p->ply + 1, side_name(p), what,
+            READ_FAIL("line %d, turn %d (%s): '%s': %s", it->line, p->turn + 1, side_name(p), what,
                       why);
         }
         /* A following lone '+' must be true of the move just read. */
@@ -530,8 +531,8 @@ static int read_one(gk_record_t *rec, const lex_t *L, int *pi, const gk_rules_t 
             else
                 snprintf(e, sizeof e, "move text too long");
             if (n2 != n || memcmp(seq, seq2, (size_t)n * sizeof *seq))
-                READ_FAIL("line %d, ply %d (%s): '%s': %s", it->line, p->ply + 1, side_name(p), buf,
-                          n2 < 0 ? e : "the '+' changes the move");
+                READ_FAIL("line %d, turn %d (%s): '%s': %s", it->line, p->turn + 1, side_name(p),
+                          buf, n2 < 0 ? e : "the '+' changes the move");
             k++;
         }
         if (gk_record_push(rec, seq, n) < 0) READ_FAIL("out of memory");
@@ -607,11 +608,10 @@ const char *gk_winner_text(gk_result_t r) {
     }
 }
 
-/* The endings of the rules, by their gk_reason_text names. */
+/* The endings of the rules, by their gk_reason_named names (old ones too). */
 static int rules_reason(const char *t) {
-    for (int r = GK_REASON_NONE + 1; r < GK_NREASONS; r++)
-        if (r != GK_REASON_RESIGN && !strcmp(t, gk_reason_text((gk_reason_t)r))) return 1;
-    return 0;
+    int r = gk_reason_named(t, strlen(t));
+    return r > GK_REASON_NONE && r != GK_REASON_RESIGN;
 }
 
 /* A claim (token or tag) as a result, checked against the rules' end; -2 when it
@@ -646,7 +646,7 @@ int gk_record_outcome(const gk_record_t *rec, gk_outcome_t *out, char *err, size
     if (res < 0) return -1;
     if (gk_over(fin)) {
         const char *why = gk_reason_text((gk_reason_t)fin->reason);
-        if (term && strcmp(term, why) && strcmp(term, "normal"))
+        if (term && gk_reason_named(term, strlen(term)) != fin->reason && strcmp(term, "normal"))
             return gk_fail(err, errcap, GK_E_INVALID,
                            "the Termination tag says %s but the game ended by %s", term, why);
         out->result = (gk_result_t)fin->result, out->by_rules = 1;
@@ -660,8 +660,8 @@ int gk_record_outcome(const gk_record_t *rec, gk_outcome_t *out, char *err, size
     if (term && rules_reason(term))
         return gk_fail(err, errcap, GK_E_INVALID,
                        "the Termination tag says %s but the rules have not ended the game after "
-                       "ply %u",
-                       term, (unsigned)fin->ply);
+                       "turn %u",
+                       term, (unsigned)fin->turn);
     if (term && !strcmp(term, "resign") && out->result == GK_DRAW)
         return gk_fail(err, errcap, GK_E_INVALID,
                        "the Termination tag says resign but the result is a draw");
@@ -707,15 +707,15 @@ int gk_record_write_notes(const gk_record_t *rec, FILE *f, const char *const *gl
         if (g->pos_to_text(&rec->start, ps, sizeof ps) < 0 || write_tag(f, "Position", ps))
             return -1;
     }
-    if (rec->rules.max_plies != GK_DEFAULT_MAX_PLY) {
+    if (rec->rules.turn_limit != GK_DEFAULT_TURN_LIMIT) {
         char m[16];
-        snprintf(m, sizeof m, "%u", (unsigned)rec->rules.max_plies);
-        if (write_tag(f, "MaxPlies", m)) return -1;
+        snprintf(m, sizeof m, "%u", (unsigned)rec->rules.turn_limit);
+        if (write_tag(f, "TurnLimit", m)) return -1;
     }
     for (int i = 0; i < rec->ntags; i++) {
         const char *n = rec->tags[i].name;
         if (!strcmp(n, "Game") || !strcmp(n, "Variant") || !strcmp(n, "Position") ||
-            !strcmp(n, "FEN") || !strcmp(n, "MaxPlies"))
+            !strcmp(n, "FEN") || !strcmp(n, "TurnLimit") || !strcmp(n, "MaxPlies"))
             continue;
         if (write_tag(f, n, rec->tags[i].value)) return -1;
     }
@@ -726,7 +726,7 @@ int gk_record_write_notes(const gk_record_t *rec, FILE *f, const char *const *gl
         const gk_action_t *seq = rec->actions + rec->move_start[m];
         int n = rec->move_start[m + 1] - rec->move_start[m];
         if (g->move_text(&p, seq, n, t, sizeof t) < 0) return -1;
-        int num = p.ply / 2 + 1;
+        int num = p.turn / 2 + 1;
         int rc;
         if (p.stm == GK_WHITE || m == 0)
             rc = fprintf(f, "%s%d.%s %s", m ? "\n" : "", num, p.stm == GK_WHITE ? "" : "..", t);

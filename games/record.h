@@ -14,10 +14,11 @@
  * (gk_hist_*).
  *
  * Tags the reader interprets: Game and Variant (override the caller's defaults),
- * Position (or FEN: the start position string), MaxPlies.  All tags are kept.
+ * Position (or FEN: the start position string), TurnLimit (or its old name MaxPlies).  All tags are
+ * kept.
  *
  * Contract: gk_record_read() never reads past `len` bytes, never crashes on any input,
- * and on failure returns -1 with a one-line reason naming the line, the ply, the text
+ * and on failure returns -1 with a one-line reason naming the line, the turn, the text
  * and why; the record then holds the moves read before the error (`final` is the
  * position after them), so a caller can show how far the game went.  The reader does
  * not judge the result token and tags against the game: gk_record_outcome() does.

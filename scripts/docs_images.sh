@@ -27,10 +27,10 @@ b4-c5 c7-c6 c5*d5,e5,f6 g7-f7+ f6-e7 f7xe7 d1-e2+ b7-b5 f1-e2+ b5-b4 d2-c2+ b4*a
 "$G" show --game gobs --png "$out/board-gobs.png" >/dev/null \
     --position "standard 6bbb/7bb/9/4w4/1w7/2w1w1b2/9/9/wwwwww3 b 0 - *" --moves "g4:d4:b4:b6:f6"
 
-# A self-play game with its search statistics, at White's deployment of ply 19.
+# A self-play game with its search statistics, at White's deployment of turn 19.
 mkdir -p "$tmp/pages"
 "$B/tests/test_view" --write "$tmp/pages" >/dev/null
-shot "file://$tmp/pages/log-gounki.html#ply=19" "$out/game-page.png" 1000 1000
+shot "file://$tmp/pages/log-gounki.html#turn=19" "$out/game-page.png" 1000 1000
 
 # The training page of a small real run (6 generations from material-only weights).
 args=(--generations 6 --games 120 --playouts 100 --match-games 40 --ladder-games 40 --window 2

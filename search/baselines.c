@@ -97,7 +97,7 @@ struct ab_search {
     uint64_t tt_mask;
     int history[HISTORY_SIZE];
     gk_action_t killer[AB_MAX_DEPTH + 1][2];
-    /* Per-ply move lists and ordering keys: a Gobs node can have ~1000 actions, too many
+    /* Per-distance move lists and ordering keys: a Gobs node can have ~1000 actions, too many
      * for the stack of a deep recursion. */
     gk_action_t acts[AB_MAX_DEPTH + 1][GK_MAX_ACTIONS];
     int64_t keys[AB_MAX_DEPTH + 1][GK_MAX_ACTIONS];
@@ -143,47 +143,47 @@ static unsigned hist_slot(gk_action_t a, int stm) {
            (HISTORY_SIZE - 1);
 }
 
-/* Mate scores are stored relative to the node so that they stay right wherever the
- * position is met again. */
-static int to_tt(int v, int ply) {
-    return v > WIN_BOUND ? v + ply : v < -WIN_BOUND ? v - ply : v;
+/* Mate scores are stored relative to the node (dist: actions from the root) so that they
+ * stay right wherever the position is met again. */
+static int to_tt(int v, int dist) {
+    return v > WIN_BOUND ? v + dist : v < -WIN_BOUND ? v - dist : v;
 }
-static int from_tt(int v, int ply) {
-    return v > WIN_BOUND ? v - ply : v < -WIN_BOUND ? v + ply : v;
+static int from_tt(int v, int dist) {
+    return v > WIN_BOUND ? v - dist : v < -WIN_BOUND ? v + dist : v;
 }
 
-static int repeated(const ab_search_t *s, const gk_pos_t *q, int ply) {
-    for (int i = 0; i <= ply; i++)
+static int repeated(const ab_search_t *s, const gk_pos_t *q, int dist) {
+    for (int i = 0; i <= dist; i++)
         if (s->path[i] == q->hash) return 1;
     return s->hist && gk_hist_count(s->hist, q->hash) > 0;
 }
 
-static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int beta, int ply) {
-    /* acts[ply], keys[ply], killer[ply] and path[ply + 1] have room up to AB_MAX_DEPTH;
-     * callers never recurse into a finished position. */
-    assert(ply >= 0 && ply <= AB_MAX_DEPTH && !gk_over(p));
+static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int beta, int dist) {
+    /* dist: actions from the root.  acts[dist], keys[dist], killer[dist] and path[dist + 1]
+     * have room up to AB_MAX_DEPTH; callers never recurse into a finished position. */
+    assert(dist >= 0 && dist <= AB_MAX_DEPTH && !gk_over(p));
     assert(alpha < beta);
     s->nodes++;
     if (s->deadline > 0 && (s->nodes & 1023) == 0 && gk_now_s() >= s->deadline) s->stop = 1;
     if (s->stop) return 0;
-    if (depth <= 0 || ply >= AB_MAX_DEPTH) return bl_eval_points(&s->eval, p);
+    if (depth <= 0 || dist >= AB_MAX_DEPTH) return bl_eval_points(&s->eval, p);
 
     int alpha0 = alpha;
     tt_entry_t *te = &s->tt[p->hash & s->tt_mask];
     gk_action_t ttmove = GK_NO_ACTION;
     if (te->key == p->hash) {
         ttmove = te->move;
-        int v = from_tt(te->score, ply);
-        if (ply > 0 && te->depth >= depth &&
+        int v = from_tt(te->score, dist);
+        if (dist > 0 && te->depth >= depth &&
             (te->flag == TT_EXACT || (te->flag == TT_LOWER && v >= beta) ||
              (te->flag == TT_UPPER && v <= alpha)))
             return v;
     }
 
-    gk_action_t *acts = s->acts[ply];
-    int64_t *keys = s->keys[ply];
+    gk_action_t *acts = s->acts[dist];
+    int64_t *keys = s->keys[dist];
     int n = gk_gen(p, acts);
-    if (n <= 0) return -(BL_WIN - ply); /* no legal action: the side to move loses */
+    if (n <= 0) return -(BL_WIN - dist); /* no legal action: the side to move loses */
 
     /* Move ordering: the table's move, killers, history; near the root (depth >= 2) the
      * static value of each child, which pays for itself in cut-offs. */
@@ -192,16 +192,16 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
         int64_t k = s->history[hist_slot(a, p->stm)];
         if (a == ttmove)
             k = INT64_C(1) << 60;
-        else if (a == s->killer[ply][0])
+        else if (a == s->killer[dist][0])
             k += INT64_C(1) << 40;
-        else if (a == s->killer[ply][1])
+        else if (a == s->killer[dist][1])
             k += INT64_C(1) << 39;
         if (depth >= 2 && a != ttmove) {
             gk_pos_t q = *p;
             gk_play(&q, a);
             int v;
             if (gk_over(&q))
-                v = final_score(&q, p->stm, ply + 1);
+                v = final_score(&q, p->stm, dist + 1);
             else
                 v = q.stm == p->stm ? bl_eval_points(&s->eval, &q) : -bl_eval_points(&s->eval, &q);
             k += (int64_t)v * (INT64_C(1) << 20);
@@ -224,30 +224,30 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
         gk_play(&q, a);
         int v;
         if (gk_over(&q)) {
-            v = final_score(&q, p->stm, ply + 1);
-        } else if (q.in_turn == 0 && repeated(s, &q, ply)) {
+            v = final_score(&q, p->stm, dist + 1);
+        } else if (q.in_turn == 0 && repeated(s, &q, dist)) {
             v = 0;
         } else {
-            s->path[ply + 1] = q.in_turn == 0 ? q.hash : 0;
+            s->path[dist + 1] = q.in_turn == 0 ? q.hash : 0;
             if (q.stm == p->stm)
-                v = negamax(s, &q, depth - 1, alpha, beta, ply + 1);
+                v = negamax(s, &q, depth - 1, alpha, beta, dist + 1);
             else
-                v = -negamax(s, &q, depth - 1, -beta, -alpha, ply + 1);
+                v = -negamax(s, &q, depth - 1, -beta, -alpha, dist + 1);
         }
         if (s->stop) return 0;
-        if (ply == 0) s->root_done++;
+        if (dist == 0) s->root_done++;
         if (v > best) {
             best = v;
             bestmove = a;
-            if (ply == 0) s->root_best = a;
+            if (dist == 0) s->root_best = a;
         }
         if (v > alpha) alpha = v;
         if (alpha >= beta) {
             unsigned h = hist_slot(a, p->stm);
             if (s->history[h] < (1 << 28)) s->history[h] += depth * depth;
-            if (s->killer[ply][0] != a) {
-                s->killer[ply][1] = s->killer[ply][0];
-                s->killer[ply][0] = a;
+            if (s->killer[dist][0] != a) {
+                s->killer[dist][1] = s->killer[dist][0];
+                s->killer[dist][0] = a;
             }
             break;
         }
@@ -256,7 +256,7 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     assert(bestmove != GK_NO_ACTION && best > INT32_MIN);
     te->key = p->hash;
     te->move = bestmove;
-    te->score = to_tt(best, ply);
+    te->score = to_tt(best, dist);
     te->depth = (int16_t)depth;
     te->flag = best <= alpha0 ? TT_UPPER : best >= beta ? TT_LOWER : TT_EXACT;
     return best;

@@ -37,7 +37,7 @@ struct gep {
     char book_path[GEP_PATH_MAX];
     bk_book_t *book;
     bk_probe_opts_t bopt;
-    int multipv, info_ms, max_plies;
+    int multipv, info_ms, turn_limit;
     /* the game */
     gk_rules_t rules;
     gk_pos_t start, pos; /* the position string's position, and after the moves */
@@ -196,8 +196,8 @@ gep_t *gep_new(gep_out_fn out, void *ctx, const char *defaults, const char *weig
     mcts_limits_default(&g->l);
     g->multipv = 1;
     g->info_ms = 1000;
-    g->max_plies = GK_DEFAULT_MAX_PLY;
-    g->rules = (gk_rules_t){GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    g->turn_limit = GK_DEFAULT_TURN_LIMIT;
+    g->rules = (gk_rules_t){GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     char e2[512];
     if (defaults && *defaults && params_list(defaults, default_item, g, e2, sizeof e2)) {
         gk_fail(err, errcap, GK_E_INVALID, "%s", e2);
@@ -292,7 +292,7 @@ static int cmd_gep(gep_t *g) {
     reply(g, "option name book_min type spin default %u min 0 max 1000000000", g->bopt.min_games);
     reply(g, "option name multipv type spin default %d min 1 max %d", g->multipv, GK_MAX_ACTIONS);
     reply(g, "option name info_interval type spin default %d min 50 max 3600000", g->info_ms);
-    reply(g, "option name max_plies type spin default %d min 0 max 65535", g->max_plies);
+    reply(g, "option name turn_limit type spin default %d min 0 max 65535", g->turn_limit);
     reply(g, "gepok");
     return GEP_CONTINUE;
 }
@@ -348,13 +348,13 @@ static int set_other(gep_t *g, const char *name, const char *v) {
     }
     if (!strcmp(name, "multipv")) return set_int(g, name, v, 1, GK_MAX_ACTIONS, &g->multipv);
     if (!strcmp(name, "info_interval")) return set_int(g, name, v, 50, 3600000, &g->info_ms);
-    if (!strcmp(name, "max_plies")) {
+    if (!strcmp(name, "turn_limit") || !strcmp(name, "max_plies")) { /* max_plies: old name */
         long long x;
         if (params_int(v, 0, 65535, &x, err, sizeof err))
-            return refuse(g, "setoption", "max_plies: %s", err);
-        g->max_plies = (int)x;
-        g->rules.max_plies = (uint16_t)x;
-        /* The ply limit is part of the rule set: the position starts again. */
+            return refuse(g, "setoption", "turn_limit: %s", err);
+        g->turn_limit = (int)x;
+        g->rules.turn_limit = (uint16_t)x;
+        /* The turn limit is part of the rule set: the position starts again. */
         gk_game_by_id(g->rules.game)->setup(&g->start, &g->rules);
         g->pos = g->start;
         gk_hist_init(g->hist, &g->pos);
@@ -401,7 +401,7 @@ static int cmd_game(gep_t *g, char **tok, int n) {
     int v = n == 3 ? gk_variant_by_name(G, tok[2]) : 0;
     if (v < 0) return refuse(g, "game", "%s has no rule set '%.40s'", G->name, tok[2]);
     gk_rules_t r = {(uint8_t)(G == gk_game_by_id(GK_GAME_GOBS) ? GK_GAME_GOBS : GK_GAME_GOUNKI),
-                    (uint8_t)v, (uint16_t)g->max_plies};
+                    (uint8_t)v, (uint16_t)g->turn_limit};
     char err[768];
     ev_weights_t *w = malloc(sizeof *w);
     if (!w) return refuse(g, "game", "out of memory");
@@ -451,7 +451,7 @@ static int read_text(gep_t *g, char **tok, int n, gk_pos_t *p, char *err, size_t
     for (int i = 0; i < n; i++) gk_sb_printf(&sb, "%s%s", i ? " " : "", tok[i]);
     const gk_game_t *G = gk_game_by_id(g->rules.game);
     int rc = sb.over ? gk_fail(err, cap, GK_E_NOMEM, "out of memory")
-                     : G->pos_from_text(p, sb.p, g->rules.max_plies, err, cap);
+                     : G->pos_from_text(p, sb.p, g->rules.turn_limit, err, cap);
     gk_sb_free(&sb);
     if (rc < 0) return rc;
     GK_RETURN_IF(p->game != g->rules.game || p->variant != g->rules.variant, err, cap, GK_E_INVALID,
@@ -637,8 +637,8 @@ static int cmd_go(gep_t *g, char **tok, int n) {
         g->tree_valid = false;
     }
     /* Follow the moves played since the tree's root, as a player told of each action. */
-    if (g->tree_valid && g->tree_start.hash == g->start.hash && g->tree_start.ply == g->start.ply &&
-        g->nacts >= g->tree_n &&
+    if (g->tree_valid && g->tree_start.hash == g->start.hash &&
+        g->tree_start.turn == g->start.turn && g->nacts >= g->tree_n &&
         !memcmp(g->acts, g->tree_acts, (size_t)g->tree_n * sizeof *g->acts)) {
         for (int i = g->tree_n; i < g->nacts; i++) mcts_advance(g->m, g->acts[i]);
     }

@@ -879,7 +879,7 @@ int mcts_advance(mcts_t *m, gk_action_t a) {
 }
 
 static int pos_order_lt(const gk_pos_t *a, const gk_pos_t *b) {
-    return a->ply < b->ply || (a->ply == b->ply && a->in_turn < b->in_turn);
+    return a->turn < b->turn || (a->turn == b->turn && a->in_turn < b->in_turn);
 }
 
 /* Node of `target` among the expanded descendants of idx (position pos), or 0. */

@@ -274,7 +274,7 @@ static int plan(xstate_t *x, int *why, char *err, size_t errcap) {
             bk_jentry_t *e = &x->bt.e[x->bt.n];
             memset(e, 0, sizeof *e);
             e->kind = BK_J_EVAL;
-            e->node = (bk_id_t){nd->key, nd->check, nd->ply, nd->in_turn, nd->stm};
+            e->node = (bk_id_t){nd->key, nd->check, nd->turn, nd->in_turn, nd->stm};
             x->child_job[x->bt.n] = -1;
             rc = x->leaf_job[x->bt.n] = add_job(x, &pos, nd, GK_NO_ACTION, err, errcap);
             if (rc < -2) break;
@@ -309,7 +309,7 @@ static int plan(xstate_t *x, int *why, char *err, size_t errcap) {
             bk_jentry_t *e = &x->bt.e[x->bt.n];
             memset(e, 0, sizeof *e);
             e->kind = BK_J_EXPAND;
-            e->node = (bk_id_t){nd->key, nd->check, nd->ply, nd->in_turn, nd->stm};
+            e->node = (bk_id_t){nd->key, nd->check, nd->turn, nd->in_turn, nd->stm};
             e->move = mv;
             e->move_prior = nd->leaf.prior;
             x->child_job[x->bt.n] = -1;
@@ -392,7 +392,7 @@ static int unpack_jobs(xstate_t *x, int njobs, char *err, size_t errcap) {
         if (ne > GK_MAX_ACTIONS || n - off < 4 * ne)
             return gk_fail(err, errcap, GK_E_MPI, "a bad job message");
         job_t *j = &x->job[i];
-        if (g->pos_from_text(&j->pos, text, x->rules.max_plies, e2, sizeof e2) < 0)
+        if (g->pos_from_text(&j->pos, text, x->rules.turn_limit, e2, sizeof e2) < 0)
             return gk_fail(err, errcap, GK_E_MPI, "a job's position: %s", e2);
         if (x->npool + ne > x->pool_cap) {
             size_t cap = x->pool_cap ? x->pool_cap : 4096;
@@ -598,7 +598,7 @@ static int run(xstate_t *x, bx_summary_t *sum, char *err, size_t errcap) {
     if (x->rank == 0) {
         rc = start_rank0(x, sum, err, errcap);
         hdr[0] = rc;
-        hdr[1] = x->rules.game, hdr[2] = x->rules.variant, hdr[3] = x->rules.max_plies;
+        hdr[1] = x->rules.game, hdr[2] = x->rules.variant, hdr[3] = x->rules.turn_limit;
     }
     GK_FORWARD_IF(bcast(hdr, 4, MPI_INT64_T, "start", err, errcap));
     if (hdr[0]) return x->rank == 0 ? rc : (int)hdr[0];

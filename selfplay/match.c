@@ -39,14 +39,14 @@ int match_check(const match_opts_t *o, char *err, size_t errcap) {
         return gk_fail(err, errcap, GK_E_INVALID,
                        "the number of games must be even and at least 2 (got %d)", o->games);
     if (o->threads < 1) return gk_fail(err, errcap, GK_E_INVALID, "threads must be at least 1");
-    if (o->opening_plies < 0 || o->opening_plies > 200)
-        return gk_fail(err, errcap, GK_E_INVALID, "opening plies must be in [0, 200] (got %d)",
-                       o->opening_plies);
+    if (o->opening_turns < 0 || o->opening_turns > 200)
+        return gk_fail(err, errcap, GK_E_INVALID, "opening turns must be in [0, 200] (got %d)",
+                       o->opening_turns);
     if (o->book) {
         gk_pos_t setup;
-        const gk_rules_t r = {o->start.game, o->start.variant, o->start.max_plies};
+        const gk_rules_t r = {o->start.game, o->start.variant, o->start.turn_limit};
         gk_game_of(&o->start)->setup(&setup, &r);
-        if (o->book->nlines < 1 || setup.hash != o->start.hash || setup.ply != o->start.ply)
+        if (o->book->nlines < 1 || setup.hash != o->start.hash || setup.turn != o->start.turn)
             return gk_fail(err, errcap, GK_E_INVALID,
                            "an opening book needs the game's start position and a line");
     }
@@ -89,7 +89,7 @@ static int make_opening(const match_opts_t *o, int pair, gk_pos_t *pos, gk_hist_
             }
             if (!ok) return -1;
         }
-        for (int t = 0; t < o->opening_plies && ok; t++) {
+        for (int t = 0; t < o->opening_turns && ok; t++) {
             do {
                 int k = gk_gen(pos, list);
                 if (k <= 0 || n >= MATCH_MAX_ACTIONS) {
@@ -174,7 +174,7 @@ static int engine_up(const match_opts_t *o, side_t *s, char *err, size_t cap) {
     const gk_game_t *g = gk_game_of(&o->start);
     char line[128];
     int rc = ep_handshake(s->ep, 10, err, cap);
-    snprintf(line, sizeof line, "setoption name max_plies value %d", o->start.max_plies);
+    snprintf(line, sizeof line, "setoption name turn_limit value %d", o->start.turn_limit);
     if (rc == 0) rc = ep_send(s->ep, line, err, cap);
     snprintf(line, sizeof line, "game %s %s", g->name, g->variants[o->start.variant]);
     if (rc == 0) rc = ep_send(s->ep, line, err, cap);
@@ -407,7 +407,7 @@ static int play_game(const match_opts_t *o, side_t *sd, int index, const gk_pos_
         g->score_a = gk_result_for(&pos, g->a_white ? GK_WHITE : GK_BLACK) + 1;
         snprintf(g->termination, sizeof g->termination, "%s", gk_reason_text(g->reason));
     }
-    g->turns = pos.ply - o->start.ply;
+    g->turns = pos.turn - o->start.turn;
     g->nactions = n;
     g->actions = malloc((size_t)(n > 0 ? n : 1) * sizeof *g->actions);
     if (!g->actions) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
@@ -424,7 +424,7 @@ static void count_game(match_stats_t *st, const match_game_t *g) {
         st->l++;
     if (g->result == GK_WIN_WHITE) st->white_wins++;
     if (g->result == GK_WIN_BLACK) st->black_wins++;
-    st->plies += (uint64_t)g->turns;
+    st->turns += (uint64_t)g->turns;
     st->seconds_a += g->seconds_a;
     st->seconds_b += g->seconds_b;
     st->work_a += g->work_a;
@@ -506,7 +506,7 @@ static void work(shared_t *sh) {
         if (make_opening(o, i, &opening, &w->ohist, w->oacts, &nopen)) {
             snprintf(err, sizeof err,
                      "no opening of %d random turns that leaves the game unfinished (pair %d)",
-                     o->opening_plies, i + 1);
+                     o->opening_turns, i + 1);
             shared_fail(sh, err);
             break;
         }

@@ -7,7 +7,7 @@
  * --------
  * Pair i (0-based) starts from opening i: with a book, its line (i + an offset drawn from
  * the seed) modulo the number of lines, played from the start position; then
- * `opening_plies` random turns (uniform over the actions, turn by turn) drawn from a
+ * `opening_turns` random turns (uniform over the actions, turn by turn) drawn from a
  * generator seeded by (seed, i) and redrawn when they would end the game.  Game 2i has A as White,
  * game 2i+1 has A as Black, both from that opening.  Every player is told
  * player_new_game(seed_of(seed, game)) before a game and gets a per-action seed derived
@@ -99,7 +99,7 @@ typedef struct match_stats {
     uint64_t w, d, l;                /* games, for A */
     uint64_t penta[5];               /* pairs by A's points: 0, 1/2, 1, 3/2, 2 */
     uint64_t white_wins, black_wins; /* colour balance, for the record */
-    uint64_t plies;                  /* turns over counted games */
+    uint64_t turns;                  /* turns over counted games */
     double seconds_a, seconds_b;     /* thinking time over counted games */
     uint64_t work_a, work_b;
     uint64_t ends[2][MATCH_NENDS]; /* games lost by a fault, [0] A, [1] B, by MATCH_END_* */
@@ -115,7 +115,7 @@ typedef struct match_opts {
     const char *spec_a, *spec_b; /* player specs (search/player.h) */
     gk_pos_t start;              /* unfinished turn-boundary start position */
     int games;                   /* even, >= 2 */
-    int opening_plies;           /* random turns before the players take over */
+    int opening_turns;           /* random turns before the players take over */
     const ol_lines_t *book;      /* opening lines (from the game's start position), or NULL */
     uint64_t seed;
     int threads; /* games at once (>= 1) */

@@ -40,13 +40,13 @@
 enum { TAG_REQ = 7101, TAG_GRANT, TAG_PROG, TAG_STOP, TAG_DONE, TAG_BYE };
 
 /* Counters a rank reports (cumulative). */
-enum { C_GAMES, C_ACTIONS, C_PLIES, C_WHITE, C_DRAWS, C_BLACK, C_ABANDONED, C_STATUS, C_N };
+enum { C_GAMES, C_ACTIONS, C_TURNS, C_WHITE, C_DRAWS, C_BLACK, C_ABANDONED, C_STATUS, C_N };
 enum { ST_OK = 0, ST_STOPPED = 1, ST_FAILED = 2 };
 
 typedef struct finished {
     uint64_t index;
     gl_buf_t rec;
-    uint32_t actions, plies;
+    uint32_t actions, turns;
     uint8_t result;
 } finished_t;
 
@@ -124,7 +124,7 @@ static void worker(rank_state_t *s) {
         if (rc == SP_DONE) {
             if (gl_encode_game(&g, o->code, o->stats, &f.rec, err, sizeof err)) rc = -1;
             f.actions = g.nactions;
-            f.plies = g.plies;
+            f.turns = g.turns;
             f.result = g.result;
         }
         pthread_mutex_lock(&s->mu);
@@ -223,7 +223,7 @@ static void progress(coord_t *k, bool final) {
                      "selfplay: %" PRIu64 "/%" PRIu64 " games  %.2f games/s  %.0f pos/s  W %" PRId64
                      " D %" PRId64 " L %" PRId64 "  avg %.1f turns  ETA %s",
                      have, k->o->games, gps, pps, s[C_WHITE], s[C_DRAWS], s[C_BLACK],
-                     s[C_GAMES] ? (double)s[C_PLIES] / (double)s[C_GAMES] : 0.0, eta);
+                     s[C_GAMES] ? (double)s[C_TURNS] / (double)s[C_GAMES] : 0.0, eta);
 }
 
 /* Moves finished games to the writer; flushes a frame when it is due (or when forced). */
@@ -244,7 +244,7 @@ static int collect(coord_t *k, bool force, char *err, size_t errcap) {
             if (!rc) {
                 k->c[C_GAMES]++;
                 k->c[C_ACTIONS] += f->actions;
-                k->c[C_PLIES] += f->plies;
+                k->c[C_TURNS] += f->turns;
                 k->c[C_WHITE] += f->result == GK_WIN_WHITE;
                 k->c[C_DRAWS] += f->result == GK_DRAW;
                 k->c[C_BLACK] += f->result == GK_WIN_BLACK;

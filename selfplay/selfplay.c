@@ -30,7 +30,7 @@ static double unit(uint64_t *rng) {
 
 void sp_settings_default(sp_settings_t *s, int game) {
     memset(s, 0, sizeof *s);
-    s->rules = (gk_rules_t){(uint8_t)game, 0, GK_DEFAULT_MAX_PLY};
+    s->rules = (gk_rules_t){(uint8_t)game, 0, GK_DEFAULT_TURN_LIMIT};
     s->seed = 1;
     ev_weights_default(game, &s->weights);
     mcts_params_default(&s->mcts);
@@ -41,9 +41,9 @@ void sp_settings_default(sp_settings_t *s, int game) {
     /* The visit counts are the policy targets: keep the whole budget. */
     s->limits.early_stop = false;
     s->open_kind = GL_OPEN_RANDOM;
-    s->open_plies = 4;
+    s->open_turns = 4;
     s->temperature = 1.0f;
-    s->temp_plies = 10;
+    s->temp_turns = 10;
     s->resign_on = false;
     s->resign_value = -0.95f;
     s->resign_share = 0.1f;
@@ -55,8 +55,8 @@ int sp_settings_text(const sp_settings_t *s, char *buf, size_t cap) {
     if (!g || s->rules.variant >= 4 || !g->variants[s->rules.variant]) return -1;
     char open[64], resign[64];
     switch (s->open_kind) {
-    case GL_OPEN_RANDOM: snprintf(open, sizeof open, "random:%d", s->open_plies); break;
-    case GL_OPEN_POLICY: snprintf(open, sizeof open, "policy:%d", s->open_plies); break;
+    case GL_OPEN_RANDOM: snprintf(open, sizeof open, "random:%d", s->open_turns); break;
+    case GL_OPEN_POLICY: snprintf(open, sizeof open, "policy:%d", s->open_turns); break;
     case GL_OPEN_BOOK:
         if (s->dag)
             snprintf(open, sizeof open, "dag:%016" PRIx64 ",%.9g", s->dag->file_sum, s->dag_temp);
@@ -72,6 +72,8 @@ int sp_settings_text(const sp_settings_t *s, char *buf, size_t cap) {
         snprintf(resign, sizeof resign, "off");
     const mcts_params_t *m = &s->mcts;
     const mcts_limits_t *l = &s->limits;
+    /* max_plies= is the turn limit under its first name: the text is the fingerprint of
+     * runs on disk (docs/FORMATS.md), so its keys never change. */
     int n = snprintf(
         buf, cap,
         "game=%s variant=%s max_plies=%u seed=%" PRIu64 " weights=%016" PRIx64 " playouts=%" PRIu64
@@ -79,9 +81,9 @@ int sp_settings_text(const sp_settings_t *s, char *buf, size_t cap) {
         " temperature=%.9g,%d resign=%s top=%d threads_per_game=%d parallel=%d c_puct=%.9g"
         " fpu=%.9g prior_temperature=%.9g playout_depth=%d playout=%d eval=%d priors=%d"
         " solver=%d virtual_loss=%d tree_mb=%d noise=%.9g,%.9g reuse=%d",
-        g->name, g->variants[s->rules.variant], s->rules.max_plies, s->seed,
+        g->name, g->variants[s->rules.variant], s->rules.turn_limit, s->seed,
         ev_weights_hash(&s->weights), l->playouts, l->nodes, l->time_s, l->early_stop, open,
-        (double)s->temperature, s->temp_plies, resign, s->top, m->threads, m->parallel,
+        (double)s->temperature, s->temp_turns, resign, s->top, m->threads, m->parallel,
         (double)m->c_puct, (double)m->fpu, (double)m->temperature, m->playout_depth, m->playout,
         m->use_eval, m->use_priors, m->solver, m->virtual_loss, m->tree_mb, (double)m->noise_alpha,
         (double)m->noise_frac, m->reuse);
@@ -125,8 +127,8 @@ static gl_settings_t game_settings(const sp_settings_t *s) {
         .threads_per_game = (uint16_t)s->mcts.threads,
         .top = (uint16_t)s->top,
         .temperature = s->temperature,
-        .temp_plies = (uint16_t)s->temp_plies,
-        .open_plies = (uint16_t)(s->open_kind == GL_OPEN_BOOK ? 0 : s->open_plies),
+        .temp_turns = (uint16_t)s->temp_turns,
+        .open_turns = (uint16_t)(s->open_kind == GL_OPEN_BOOK ? 0 : s->open_turns),
         .open_kind = (uint8_t)s->open_kind,
         .resign_on = s->resign_on,
         .resign_value = s->resign_value,
@@ -209,23 +211,23 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
             goto out;
         }
         gk_action_t a;
-        gl_ply_t st = {0};
+        gl_action_stats_t st = {0};
         int ntop = 0;
         if (line && g->nactions < line_len) {
             a = line[g->nactions];
-            st.kind = GL_PLY_BOOK;
+            st.kind = GL_ACTION_BOOK;
         } else if ((s->open_kind == GL_OPEN_RANDOM || s->open_kind == GL_OPEN_POLICY) &&
-                   pos.ply < s->open_plies) {
+                   pos.turn < s->open_turns) {
             a = opening_action(s, &pos, list, n, &rng_open);
-            st.kind = GL_PLY_RANDOM;
+            st.kind = GL_ACTION_RANDOM;
         } else if (n == 1) {
             a = list[0];
-            st.kind = GL_PLY_FORCED;
+            st.kind = GL_ACTION_FORCED;
         } else {
             if (mcts_search(m, &pos, hist, &s->limits, res) != 0 || res->best == GK_NO_ACTION) {
                 rc = gk_fail(err, errcap, GK_E_INVALID,
                              "game %" PRIu64 ": the search found no action at turn %u", index,
-                             pos.ply);
+                             pos.turn);
                 goto out;
             }
             float v = clampf(2.f * res->value - 1.f, -1.f, 1.f);
@@ -245,7 +247,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
                 } else
                     low[side] = false;
             }
-            st.kind = GL_PLY_SEARCH;
+            st.kind = GL_ACTION_SEARCH;
             st.visits = (uint32_t)((res->playouts + res->reused) > UINT32_MAX
                                        ? UINT32_MAX
                                        : res->playouts + res->reused);
@@ -259,7 +261,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
                         top[ntop++] =
                             (gl_child_t){res->children[i].action, res->children[i].visits};
             }
-            a = (s->temperature > 0 && pos.ply < s->temp_plies && res->proof != MCTS_PROVEN_WIN)
+            a = (s->temperature > 0 && pos.turn < s->temp_turns && res->proof != MCTS_PROVEN_WIN)
                     ? mcts_sample(res, s->temperature, &rng_temp)
                     : res->best;
             if (a == GK_NO_ACTION) a = res->best;
@@ -274,7 +276,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
     }
     g->result = pos.result;
     g->reason = pos.reason;
-    g->plies = pos.ply;
+    g->turns = pos.turn;
     g->final_hash = pos.hash;
     g->time_ms = (uint32_t)lround((gk_now_s() - t0) * 1000.0);
 out:

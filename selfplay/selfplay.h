@@ -10,13 +10,13 @@
  * come out whatever the number of ranks, threads or the order of play -- provided the
  * search is deterministic: a playout budget (not --time) and one search thread per game
  * (mcts.h).  A turn is a sequence of actions (games/game.h); decisions are per action.
- *   1. Opening: the first open_plies TURNS are random (uniform over the legal actions,
+ *   1. Opening: the first open_turns TURNS are random (uniform over the legal actions,
  *      or drawn from the evaluation's priors), avoiding actions that end the game, or
  *      are the turns of a book line chosen by the game's seed.  No search is run.
  *   2. Then every action with more than one legal choice is searched (MCTS, tree kept
  *      from move to move); the action is drawn with the temperature from the root visits
- *      while fewer than temp_plies turns have been played, then the most visited.
- *      A single legal action is played without search (GL_PLY_FORCED).
+ *      while fewer than temp_turns turns have been played, then the most visited.
+ *      A single legal action is played without search (GL_ACTION_FORCED).
  *   3. Resignation (when on): a player resigns when its root value (in [-1, 1]) is below
  *      resign_value at two of its decisions in a row.  A share resign_share of the games
  *      (chosen by the game's seed) never resign: they record where the first
@@ -65,12 +65,12 @@ typedef struct sp_settings {
     mcts_params_t mcts;     /* threads = threads per game; seed is set per game */
     mcts_limits_t limits;   /* playouts or time_s per decision */
     int open_kind;          /* GL_OPEN_NONE / _RANDOM / _POLICY (by the priors) / _BOOK */
-    int open_plies;         /* opening turns (random) */
+    int open_turns;         /* opening turns (random) */
     const ol_lines_t *book; /* GL_OPEN_BOOK: opening lines (data/openings.h) ... */
     const bk_book_t *dag;   /* GL_OPEN_BOOK: ... or an opening book walked from the start ... */
     double dag_temp;        /* ... by a softmax over its values at this temperature */
     float temperature;      /* > 0: sample early actions by visits^(1/T) */
-    int temp_plies;         /* ... while fewer turns than this have been played */
+    int temp_turns;         /* ... while fewer turns than this have been played */
     bool resign_on;
     float resign_value; /* in [-1, 1] */
     float resign_share; /* in [0, 1]: games that never resign */

@@ -23,7 +23,7 @@
 void train_opts_default(train_opts_t *o) {
     memset(o, 0, sizeof *o);
     o->rules.game = GK_GAME_GOUNKI;
-    o->rules.max_plies = GK_DEFAULT_MAX_PLY;
+    o->rules.turn_limit = GK_DEFAULT_TURN_LIMIT;
     o->generations = 4;
     o->games = 200;
     o->playouts = 200;
@@ -58,13 +58,14 @@ static void gen_logs(const char *dir, int g, char *buf, size_t cap) {
 static size_t settings_text(const train_opts_t *o, uint64_t start_hash, char *t) {
     const size_t cap = TRAIN_SETTINGS_MAX;
     const tune_run_opts_t *u = &o->tune;
+    /* "plies" is the turn limit under its first name: the text fingerprints runs on disk. */
     int n =
         snprintf(t, cap,
                  "game %d variant %d plies %d games %d playouts %d openings %d match %d "
                  "sprt %d %.6g %.6g %.6g %.6g gate %d ladder %d window %d seed %llu "
                  "start %016llx target %d %.6g policy %d loss %d epochs %d batch %d lr %.6g "
                  "l2 %.6g patience %d val %.6g fitk %d min %ld",
-                 o->rules.game, o->rules.variant, o->rules.max_plies, o->games, o->playouts,
+                 o->rules.game, o->rules.variant, o->rules.turn_limit, o->games, o->playouts,
                  o->openings, o->match_games, o->sprt, o->sprt_params.elo0, o->sprt_params.elo1,
                  o->sprt_params.alpha, o->sprt_params.beta, o->gate, o->ladder_games, o->window,
                  (unsigned long long)o->seed, (unsigned long long)start_hash, u->data.target,
@@ -80,7 +81,7 @@ static size_t settings_text(const train_opts_t *o, uint64_t start_hash, char *t)
 static const char *const setting_flag[][2] = {
     {"game", "--game"},
     {"variant", "--variant"},
-    {"plies", "--max-plies"},
+    {"plies", "--turn-limit"},
     {"games", "--games"},
     {"playouts", "--playouts"},
     {"openings", "--openings"},
@@ -359,7 +360,7 @@ static int play_match(loop_t *L, int a, int b, int games, bool sprt, uint64_t se
     mo.spec_b = sb;
     gk_game_by_id(o->rules.game)->setup(&mo.start, &o->rules);
     mo.games = games;
-    mo.opening_plies = o->openings;
+    mo.opening_turns = o->openings;
     mo.seed = seed;
     mo.threads = L->threads0;
     mo.sprt = sprt;
@@ -478,7 +479,7 @@ static int phase_selfplay(loop_t *L, int g, char *err, size_t errcap) {
     ro.set.limits.playouts = (uint64_t)o->playouts;
     ro.set.limits.time_s = 0;
     ro.set.open_kind = o->openings > 0 ? GL_OPEN_RANDOM : GL_OPEN_NONE;
-    ro.set.open_plies = o->openings;
+    ro.set.open_turns = o->openings;
     ro.games = (uint64_t)o->games;
     ro.dir = logs;
     ro.games_at_once = L->threads;

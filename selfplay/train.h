@@ -53,7 +53,7 @@ enum { TRAIN_GATE_INTERVAL = 0, TRAIN_GATE_SCORE = 1 };
 
 typedef struct train_opts {
     const char *dir;  /* run directory (created) */
-    gk_rules_t rules; /* game, variant, ply limit */
+    gk_rules_t rules; /* game, variant, turn limit */
     int generations;  /* run until this many generations are finished */
     int games;        /* self-play games per generation */
     int playouts;     /* per action, self-play and matches */

@@ -301,7 +301,7 @@ static void xform(const uint8_t *map, const uint64_t in[2], uint64_t out[2]) {
 
 /* Near the root, children that a symmetry of the current position maps onto each other
  * have mirrored subtrees: search one of each.  Deeper positions are rarely symmetric, so
- * this is tried only at the first plies, where it divides the work by up to 8. */
+ * this is tried only at the first moves, where it divides the work by up to 8. */
 static int dedupe_symmetric(ctx_t *c, cand_t *list, int n) {
     int stab[7], ns = 0;
     for (int t = 0; t < c->nsym; t++) {

@@ -154,7 +154,7 @@ grep -qE '\?\? \{[0-9.]+% -> [0-9.]+%, blunder; best ' "$T/ann.txt" || bad "--re
 [ "$(tail -1 "$T/rep0.txt")" = "$(tail -1 "$T/rep1.txt")" ] || bad "the annotated record replays differently"
 "$GOUNKI" analyse --record "$T/g1.txt" --playouts 200 --json > "$T/ann.json" || bad "--record --json failed"
 [ "$(wc -l < "$T/ann.json")" = 1 ] || bad "--record --json is not one line"
-grep -qE '"plies":\[\{"ply":1,"side":"white","move":"[^"]+","before":[0-9.]+,"after":[0-9.]+,"drop":-?[0-9.]+,"mark":"","best":' "$T/ann.json" ||
+grep -qE '"turns":\[\{"turn":1,"side":"white","move":"[^"]+","before":[0-9.]+,"after":[0-9.]+,"drop":-?[0-9.]+,"mark":"","best":' "$T/ann.json" ||
     bad "--record --json: $(head -c 300 "$T/ann.json")"
 grep -q '"mark":"??"' "$T/ann.json" || bad "--record --json: no blunder marked"
 # SIGTERM stops a record's analysis: the moves done are written, the record still reads.

@@ -19,10 +19,10 @@ static void check(const char *what, int ok) {
 static gk_pos_t load(int game, const char *text) {
     gk_pos_t p;
     char err[256];
-    if (gk_game_by_id(game)->pos_from_text(&p, text, GK_DEFAULT_MAX_PLY, err, sizeof err) < 0) {
+    if (gk_game_by_id(game)->pos_from_text(&p, text, GK_DEFAULT_TURN_LIMIT, err, sizeof err) < 0) {
         printf("FAIL cannot load '%s': %s\n", text, err);
         failures++;
-        gk_rules_t r = {(uint8_t)game, 0, GK_DEFAULT_MAX_PLY};
+        gk_rules_t r = {(uint8_t)game, 0, GK_DEFAULT_TURN_LIMIT};
         gk_game_by_id(game)->setup(&p, &r);
     }
     return p;
@@ -43,7 +43,7 @@ static int is_legal(const gk_pos_t *p, gk_action_t a) {
 }
 
 static void test_classic(void) {
-    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     gk_pos_t p;
     gk_game_by_id(GK_GAME_GOUNKI)->setup(&p, &r);
     check("classic: start is level", classic_eval(&p) == 0);
@@ -60,13 +60,13 @@ static void test_classic(void) {
     int w3 = CLASSIC_PIECE + 2 * CLASSIC_ROUND + 3 * 2 * CLASSIC_ADVANCE;
     check("classic: stack", classic_eval(&st) == w3 - CLASSIC_PIECE);
 
-    gk_rules_t rg = {GK_GAME_GOBS, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t rg = {GK_GAME_GOBS, 0, GK_DEFAULT_TURN_LIMIT};
     gk_game_by_id(GK_GAME_GOBS)->setup(&p, &rg);
     check("classic gobs: start is level", classic_eval(&p) == 0);
 }
 
 static void test_random(void) {
-    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     gk_pos_t p;
     gk_game_by_id(GK_GAME_GOUNKI)->setup(&p, &r);
     int seen_other = 0;
@@ -94,7 +94,7 @@ static void test_greedy(void) {
     p = load(GK_GAME_GOUNKI, "7r/8/8/8/4R3/8/8/Ss6 w 10");
     a = bl_greedy(&ev, &p, 3, NULL);
     check("greedy: captures", !strcmp(act(&p, a), "a1xb1"));
-    gk_rules_t rg = {GK_GAME_GOBS, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t rg = {GK_GAME_GOBS, 0, GK_DEFAULT_TURN_LIMIT};
     gk_game_by_id(GK_GAME_GOBS)->setup(&p, &rg);
     for (uint64_t s = 0; s < 5; s++)
         check("greedy gobs: legal", is_legal(&p, bl_greedy(&ev, &p, s, NULL)));
@@ -133,7 +133,7 @@ static void test_ab(void) {
     check("ab: sees the loss", r.score == -(BL_WIN - 2));
 
     /* Determinism and legality from the start, depth 4, both evaluations' table reset. */
-    gk_rules_t rr = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t rr = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     gk_game_by_id(GK_GAME_GOUNKI)->setup(&p, &rr);
     lim.depth = 4;
     ab_clear(s);
@@ -153,11 +153,11 @@ static void test_ab(void) {
     check("ab: timed search legal", is_legal(&p, r.best) && r.seconds < 1.0);
 
     /* Gobs: actions of jump chains are ordinary nodes. */
-    gk_rules_t rg = {GK_GAME_GOBS, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t rg = {GK_GAME_GOBS, 0, GK_DEFAULT_TURN_LIMIT};
     gk_game_by_id(GK_GAME_GOBS)->setup(&p, &rg);
     ab_search_t *g = ab_new(&ev, 1);
     lim.depth = 2;
-    for (int ply = 0; ply < 12 && g && !gk_over(&p); ply++) {
+    for (int t = 0; t < 12 && g && !gk_over(&p); t++) {
         check("ab gobs: search ok", ab_search(g, &p, NULL, &lim, &r) == 0);
         check("ab gobs: legal", is_legal(&p, r.best));
         gk_play(&p, r.best);

@@ -41,7 +41,7 @@ static int failures;
         }                                                                                          \
     } while (0)
 
-static const gk_rules_t GOUNKI = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+static const gk_rules_t GOUNKI = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
 
 /* The actions of a line of complete moves from the start; returns their number. */
 static int line(const gk_rules_t *r, const char *text, gk_action_t *out, gk_pos_t *end) {
@@ -158,9 +158,9 @@ static void test_counts(void) {
     bk_free(&b);
 }
 
-/* A node with a made-up identity at (ply, in_turn, stm). */
-static uint32_t fake(bk_book_t *b, uint64_t key, int ply, int in_turn, int stm) {
-    bk_id_t id = {key, key * 31 + 7, (uint16_t)ply, (uint8_t)in_turn, (uint8_t)stm};
+/* A node with a made-up identity at (turn, in_turn, stm). */
+static uint32_t fake(bk_book_t *b, uint64_t key, int turn, int in_turn, int stm) {
+    bk_id_t id = {key, key * 31 + 7, (uint16_t)turn, (uint8_t)in_turn, (uint8_t)stm};
     uint32_t k = 0;
     char err[256];
     CHECK_OK(bk_node_get(b, &id, &k, err, sizeof err), err);
@@ -312,7 +312,7 @@ static void test_file(void) {
     bk_free(&c);
 
     /* Bad files: each a one-line reason and the right code. */
-    gk_rules_t gobs = {GK_GAME_GOBS, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t gobs = {GK_GAME_GOBS, 0, GK_DEFAULT_TURN_LIMIT};
     CHECK(bk_decode(img.p, img.n, "t.book", &gobs, &c, err, sizeof err) == GK_E_MISMATCH);
     CHECK(strstr(err, "a book for gounki (standard), not gobs (standard)") != NULL);
     CHECK(bk_decode(img.p, img.n - 1, "t.book", NULL, &c, err, sizeof err) == GK_E_FORMAT);
@@ -384,7 +384,7 @@ static void test_journal(void) {
     gk_pos_t p;
     line(&GOUNKI, "b2-b3", a, &p);
     const bk_node_t *r = &b.node[b.root];
-    bk_id_t rid = {r->key, r->check, r->ply, r->in_turn, r->stm}, cid;
+    bk_id_t rid = {r->key, r->check, r->turn, r->in_turn, r->stm}, cid;
     bk_id_of(&p, &cid);
     gk_action_t other[4];
     line(&GOUNKI, "d2-d3", other, NULL);
@@ -588,7 +588,7 @@ static void test_merge(void) {
     CHECK_OK(bk_encode(&x, 3, &i1, err, sizeof err), err);
     CHECK_OK(bk_encode(&all, 3, &i2, err, sizeof err), err);
     CHECK(i1.n == i2.n && !memcmp(i1.p, i2.p, i1.n));
-    gk_rules_t gobs = {GK_GAME_GOBS, 1, GK_DEFAULT_MAX_PLY};
+    gk_rules_t gobs = {GK_GAME_GOBS, 1, GK_DEFAULT_TURN_LIMIT};
     bk_book_t g;
     CHECK_OK(bk_init(&g, &gobs, err, sizeof err), err);
     CHECK(bk_merge(&x, &g, err, sizeof err) == GK_E_MISMATCH);
@@ -602,7 +602,7 @@ static void test_merge(void) {
 
 /* Books of the Gobs short variant: mid-turn nodes and their identity. */
 static void test_gobs(void) {
-    gk_rules_t r = {GK_GAME_GOBS, 1, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {GK_GAME_GOBS, 1, GK_DEFAULT_TURN_LIMIT};
     const gk_game_t *g = gk_game_by_id(GK_GAME_GOBS);
     bk_book_t b;
     char err[256];
@@ -636,7 +636,7 @@ static void test_gobs(void) {
     CHECK_OK(bk_encode(&b, 9, &img, err, sizeof err), err);
     CHECK_OK(bk_decode(img.p, img.n, "g.book", &r, &c, err, sizeof err), err);
     CHECK(c.nnodes == b.nnodes);
-    gk_rules_t std = {GK_GAME_GOBS, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t std = {GK_GAME_GOBS, 0, GK_DEFAULT_TURN_LIMIT};
     bk_book_t d;
     CHECK(bk_decode(img.p, img.n, "g.book", &std, &d, err, sizeof err) == GK_E_MISMATCH);
     CHECK(strstr(err, "gobs (short), not gobs (standard)") != NULL);

@@ -150,7 +150,7 @@ cmp -s "$T/o3.book" "$T/o3.orig" || fail "a foreign journal changed the book"
 "$G" book show "$T/o2.book" | grep -q 'book      node' || fail "gobs show"
 "$G" book stats "$T/o2.book" | grep -q 'gobs (short)' || fail "gobs stats"
 "$G" match --game gobs --variant short --a "mcts:playouts=20,book=$T/o2.book" --b mcts:playouts=20 \
-    --games 2 --openings 0 --max-plies 30 >/dev/null 2>&1 || fail "gobs match with a book"
+    --games 2 --openings 0 --turn-limit 30 >/dev/null 2>&1 || fail "gobs match with a book"
 # Reading logs shows progress on standard error (plain lines: not a terminal).
 GK_PROGRESS_EVERY=0 "$G" book build --logs "$T/A" --out "$T/p.book" --max-turns 6 >/dev/null 2>"$T/perr"
 grep -q '^book build: .*: [0-9]*/[0-9]* games read$' "$T/perr" || fail "book build shows no progress"

@@ -15,7 +15,7 @@
 #include "games/gobs.h"
 
 static gk_pos_t start(int game, int variant) {
-    gk_rules_t r = {(uint8_t)game, (uint8_t)variant, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {(uint8_t)game, (uint8_t)variant, GK_DEFAULT_TURN_LIMIT};
     gk_pos_t p;
     gk_game_by_id(game)->setup(&p, &r);
     return p;

@@ -81,6 +81,12 @@ rc=$?
 [ $rc -eq 0 ] || fail "EOF during a search: exit $rc"
 [[ $(tail -1 <<<"$out") == "bestmove "?* ]] || fail "no bestmove after EOF: $out"
 [ $(($(date +%s) - t0)) -lt 20 ] || fail "EOF did not stop the infinite search"
+# The turn limit option, and its old name max_plies.
+a=$(run 'game gounki\nsetoption name turn_limit value 1\nposition startpos moves a1-a2+\nshow\n')
+b=$(run 'game gounki\nsetoption name max_plies value 1\nposition startpos moves a1-a2+\nshow\n')
+[ "$a" = "$b" ] || fail "setoption max_plies is not turn_limit"
+grep -q "reason turn-limit" <<<"$a" || fail "turn_limit 1: no draw by the turn limit: $(tail -1 <<<"$a")"
+run 'gep\n' | grep -q "^option name turn_limit type spin default 500 " || fail "gep: no turn_limit option"
 out=$(run 'game gounki\nsetoption name early_stop value off\ngo playouts 3000\n')
 grep -q "^info playouts 3000 " <<<"$out" || fail "EOF cut a search with a budget short: $out"
 

@@ -25,8 +25,8 @@
 /* The same position with colours swapped and the board turned half a turn. */
 static void rotate(const gk_pos_t *p, gk_pos_t *q) {
     memset(q, 0, sizeof *q);
-    q->ply = p->ply;
-    q->max_plies = p->max_plies;
+    q->turn = p->turn;
+    q->turn_limit = p->turn_limit;
     q->game = p->game;
     q->variant = p->variant;
     q->stm = (uint8_t)(p->stm ^ 1);
@@ -81,8 +81,8 @@ static void check_position(const gk_pos_t *p, const ev_weights_t *w, int *exits_
         rotate(p, &q);
         ev_trace(&q, g);
         for (int i = 0; i < n; i++)
-            CHECK(f[i] == g[i], "game %d ply %d: feature %s is %g, %g on the rotated position",
-                  p->game, p->ply, ev_feature_name(p->game, i), (double)f[i], (double)g[i]);
+            CHECK(f[i] == g[i], "game %d turn %d: feature %s is %g, %g on the rotated position",
+                  p->game, p->turn, ev_feature_name(p->game, i), (double)f[i], (double)g[i]);
         CHECK(ev_value(w, p) == ev_value(w, &q), "value not colour-symmetric");
     }
     float v = ev_value(w, p);
@@ -144,7 +144,7 @@ int main(void) {
         ev_weights_default(g, &w);
         for (int variant = 0; variant < (g == GK_GAME_GOBS ? 2 : 1); variant++) {
             for (int game = 0; game < 30; game++) {
-                gk_rules_t r = {.game = (uint8_t)g, .variant = (uint8_t)variant, .max_plies = 200};
+                gk_rules_t r = {.game = (uint8_t)g, .variant = (uint8_t)variant, .turn_limit = 200};
                 gk_pos_t p;
                 gk_game_by_id(g)->setup(&p, &r);
                 gk_action_t l[GK_MAX_ACTIONS];
@@ -169,7 +169,7 @@ int main(void) {
     CHECK(positions > 1000, "only %d positions", positions);
     CHECK(exits_seen > 10, "random games showed only %d exit chances", exits_seen);
     /* The start of Gounki is balanced: no material or advancement difference. */
-    gk_rules_t r = {.game = GK_GAME_GOUNKI, .max_plies = 500};
+    gk_rules_t r = {.game = GK_GAME_GOUNKI, .turn_limit = 500};
     gk_pos_t p;
     gk_game_by_id(0)->setup(&p, &r);
     float f[EV_MAX_FEATURES];

@@ -61,6 +61,15 @@ same "$T/t1" "$T/t2" "temperature= is prior_temperature="
 same "$T/t1" "$T/t3" "--temperature is --prior-temperature in analyse"
 grep -q '"proof_actions":' "$T/a1" && grep -q '"actions":' "$T/a1" || bad "JSON: proof_actions/actions"
 grep -q 'plies' "$T/a1" && bad "JSON still says plies"
+# --turn-limit, and its old name --max-plies (the same option in every command)
+"$G" show --position "7s/8/8/8/8/8/8/S7 w 9" --moves a1-a2 --turn-limit 10 >"$T/tl1" 2>&1 || bad "--turn-limit"
+"$G" show --position "7s/8/8/8/8/8/8/S7 w 9" --moves a1-a2 --max-plies 10 >"$T/tl2" 2>&1 || bad "--max-plies"
+same "$T/tl1" "$T/tl2" "--max-plies is --turn-limit"
+grep -q '^result: *1/2-1/2 (turn-limit)' "$T/tl1" || bad "--turn-limit 10: no draw by the turn limit: $(tail -2 "$T/tl1")"
+"$G" selfplay --games 1 --playouts 5 --turn-limit 12 --quiet --run "$T/tl3" >/dev/null 2>&1 || bad "selfplay --turn-limit"
+"$G" selfplay --games 1 --playouts 5 --max-plies 12 --quiet --run "$T/tl4" >/dev/null 2>&1 || bad "selfplay --max-plies"
+same "$T/tl3/manifest.gkm" "$T/tl4/manifest.gkm" "selfplay --max-plies is --turn-limit"
+grep -q ' max_plies=12 ' "$T/tl3/manifest.gkm" || bad "the manifest's settings key max_plies changed"
 
 # --- exit status: 2 usage, 1 a weight file that cannot be used ----------------------------
 expect 1 "weights" "$G" match --a mcts:weights="$T/none.txt" --b random --games 2

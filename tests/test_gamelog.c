@@ -42,19 +42,19 @@ static void test_xxh64(void) {
 
 /* A game of uniformly random actions with invented statistics, ended like self-play. */
 static void random_game(gl_game_t *g, int game, int variant, uint64_t index, uint64_t seed,
-                        int max_plies, bool stats) {
+                        int turn_limit, bool stats) {
     gl_game_clear(g);
     g->index = index;
     g->seed = seed;
-    g->rules = (gk_rules_t){(uint8_t)game, (uint8_t)variant, (uint16_t)max_plies};
+    g->rules = (gk_rules_t){(uint8_t)game, (uint8_t)variant, (uint16_t)turn_limit};
     snprintf(g->engine, sizeof g->engine, "test-1");
     g->weights_hash = 0x1234;
     g->set = (gl_settings_t){.playouts = 100,
                              .threads_per_game = 1,
                              .top = 8,
                              .temperature = 1.0f,
-                             .temp_plies = 10,
-                             .open_plies = 4,
+                             .temp_turns = 10,
+                             .open_turns = 4,
                              .open_kind = GL_OPEN_RANDOM,
                              .resign_on = 1,
                              .resign_value = -0.9f,
@@ -74,9 +74,9 @@ static void random_game(gl_game_t *g, int game, int variant, uint64_t index, uin
             break;
         }
         gk_action_t a = list[gk_splitmix64(&rng) % (uint64_t)n];
-        gl_ply_t st = {.kind = GL_PLY_SEARCH,
-                       .visits = 100 + (uint32_t)(rng % 50),
-                       .value = (float)((int)(rng % 2001) - 1000) / 1000.f};
+        gl_action_stats_t st = {.kind = GL_ACTION_SEARCH,
+                                .visits = 100 + (uint32_t)(rng % 50),
+                                .value = (float)((int)(rng % 2001) - 1000) / 1000.f};
         gl_child_t top[GL_MAX_TOP];
         int ntop = n < 8 ? n : 8;
         for (int k = 0; k < ntop; k++)
@@ -93,9 +93,9 @@ static void random_game(gl_game_t *g, int game, int variant, uint64_t index, uin
             if (!dup) top[m++] = top[k];
         }
         if (g->nactions < 4)
-            st.kind = GL_PLY_RANDOM;
+            st.kind = GL_ACTION_RANDOM;
         else if (n == 1)
-            st.kind = GL_PLY_FORCED;
+            st.kind = GL_ACTION_FORCED;
         CHECK(gl_game_push(g, a, stats ? &st : NULL, top, m) == 0);
         gk_play(&p, a);
         if (p.in_turn == 0 && !gk_over(&p) && gk_hist_push(h, &p) == 0)
@@ -103,7 +103,7 @@ static void random_game(gl_game_t *g, int game, int variant, uint64_t index, uin
     }
     g->result = p.result;
     g->reason = p.reason;
-    g->plies = p.ply;
+    g->turns = p.turn;
     g->final_hash = p.hash;
     g->time_ms = 1234;
     free(h);
@@ -111,15 +111,15 @@ static void random_game(gl_game_t *g, int game, int variant, uint64_t index, uin
 
 static bool same_game(const gl_game_t *a, const gl_game_t *b, bool stats) {
     if (a->index != b->index || a->seed != b->seed || a->rules.game != b->rules.game ||
-        a->rules.variant != b->rules.variant || a->rules.max_plies != b->rules.max_plies ||
+        a->rules.variant != b->rules.variant || a->rules.turn_limit != b->rules.turn_limit ||
         strcmp(a->engine, b->engine) || a->weights_hash != b->weights_hash ||
-        a->result != b->result || a->reason != b->reason || a->plies != b->plies ||
+        a->result != b->result || a->reason != b->reason || a->turns != b->turns ||
         a->final_hash != b->final_hash || a->nactions != b->nactions || a->time_ms != b->time_ms ||
         a->set.playouts != b->set.playouts || a->set.temperature != b->set.temperature ||
         a->set.resign_value != b->set.resign_value || a->set.resign_share != b->set.resign_share ||
-        a->set.open_plies != b->set.open_plies || a->set.time_ms != b->set.time_ms ||
+        a->set.open_turns != b->set.open_turns || a->set.time_ms != b->set.time_ms ||
         a->set.threads_per_game != b->set.threads_per_game || a->set.top != b->set.top ||
-        a->set.temp_plies != b->set.temp_plies || a->set.open_kind != b->set.open_kind ||
+        a->set.temp_turns != b->set.temp_turns || a->set.open_kind != b->set.open_kind ||
         a->set.resign_on != b->set.resign_on || a->set.book_hash != b->set.book_hash ||
         a->flags != b->flags || a->resign_side != b->resign_side || a->resign_at != b->resign_at)
         return false;
@@ -128,9 +128,9 @@ static bool same_game(const gl_game_t *a, const gl_game_t *b, bool stats) {
     if (!stats) return !b->has_stats;
     if (!b->has_stats) return false;
     for (uint32_t i = 0; i < a->nactions; i++) {
-        const gl_ply_t *x = &a->ply[i], *y = &b->ply[i];
+        const gl_action_stats_t *x = &a->stats[i], *y = &b->stats[i];
         if (x->kind != y->kind) return false;
-        if (x->kind != GL_PLY_SEARCH) continue;
+        if (x->kind != GL_ACTION_SEARCH) continue;
         if (x->visits != y->visits || x->ntop != y->ntop) return false;
         if (x->value < y->value - 1e-4f || x->value > y->value + 1e-4f) return false;
         for (int k = 0; k < x->ntop; k++)

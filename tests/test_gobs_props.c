@@ -62,7 +62,7 @@ static void check_position(const gk_pos_t *p, uint64_t *rng) {
     CHECK(p->hash == g->hash_full(p), "hash differs from hash_full");
     CHECK(g->pos_to_text(p, text, sizeof text) > 0, "pos_to_text failed");
     gk_pos_t q;
-    const int rc = g->pos_from_text(&q, text, p->max_plies, err, sizeof err);
+    const int rc = g->pos_from_text(&q, text, p->turn_limit, err, sizeof err);
     CHECK(rc == 0, "pos_from_text rejects its own output %s: %s", text, err);
     CHECK(rc != 0 || !memcmp(&q, p, sizeof q), "position does not round-trip: %s", text);
 
@@ -80,9 +80,9 @@ static void check_position(const gk_pos_t *p, uint64_t *rng) {
     }
     if (n == 0 && !gk_over(p)) CHECK(!p->in_turn, "no action in the middle of a turn at %s", text);
 
-    /* The heavier checks on a sample of positions, before ply 100: later positions of
+    /* The heavier checks on a sample of positions, before turn 100: later positions of
      * random games reach billions of complete moves (seconds of counting each). */
-    if (gk_over(p) || p->ply >= 100 || gk_splitmix64(rng) % 8) return;
+    if (gk_over(p) || p->turn >= 100 || gk_splitmix64(rng) % 8) return;
     const uint64_t p1 = g->perft(p, 1);
     if (p1 <= 3000) {
         rt_ctx_t c = {0};

@@ -24,7 +24,7 @@
 typedef struct {
     char g[9][9]; /* g[rank][file], rank 0 = "1"; '.', 'w' or 'b' */
     char stm;     /* 'w' or 'b' */
-    int ply, max_plies;
+    int turn, turn_limit;
     int shortv;     /* 1 under the short variant */
     int jr, jc, jn; /* mid-turn: jumping piece at (jr, jc) after jn legs; jn == 0 otherwise */
     char result[40];
@@ -76,19 +76,19 @@ static void ref_print(const ref_t *s, char *out, size_t cap) {
     board[k] = 0;
     char turn[16] = "-";
     if (s->jn) snprintf(turn, sizeof turn, "%c%d+%d", 'a' + s->jc, s->jr + 1, s->jn);
-    snprintf(out, cap, "%s %s %c %d %s %s", s->shortv ? "short" : "standard", board, s->stm, s->ply,
-             turn, s->result);
+    snprintf(out, cap, "%s %s %c %d %s %s", s->shortv ? "short" : "standard", board, s->stm,
+             s->turn, turn, s->result);
 }
 
 /* Parses a string the engine printed (trusted: the engine's own checks are elsewhere). */
-static int ref_parse(ref_t *s, const char *text, int max_plies) {
+static int ref_parse(ref_t *s, const char *text, int turn_limit) {
     char rules[16], board[128], stm[4], turn[16], result[40];
     memset(s, 0, sizeof *s);
-    if (sscanf(text, "%15s %127s %3s %d %15s %39s", rules, board, stm, &s->ply, turn, result) != 6)
+    if (sscanf(text, "%15s %127s %3s %d %15s %39s", rules, board, stm, &s->turn, turn, result) != 6)
         return -1;
     s->shortv = !strcmp(rules, "short");
     s->stm = stm[0];
-    s->max_plies = max_plies;
+    s->turn_limit = turn_limit;
     snprintf(s->result, sizeof s->result, "%s", result);
     int r = 8, c = 0;
     for (const char *b = board; *b; b++) {
@@ -117,7 +117,7 @@ static void ref_end_turn(ref_t *s, char kind, int mine_before) {
     const char *win = me == 'w' ? "1-0:gobs" : "0-1:gobs";
     const char *lose = me == 'w' ? "0-1:gobs" : "1-0:gobs";
     s->stm = them;
-    s->ply++;
+    s->turn++;
     s->jn = 0;
     s->jr = s->jc = 0;
     if (theirs < 5) {
@@ -131,8 +131,8 @@ static void ref_end_turn(ref_t *s, char kind, int mine_before) {
         else
             strcpy(s->result, lose);
     }
-    if (!strcmp(s->result, "*") && s->max_plies && s->ply >= s->max_plies)
-        strcpy(s->result, "1/2-1/2:ply-limit");
+    if (!strcmp(s->result, "*") && s->turn_limit && s->turn >= s->turn_limit)
+        strcpy(s->result, "1/2-1/2:turn-limit");
 }
 
 static void add(ref_list_t *l, const char *text, const ref_t *after) {
@@ -305,7 +305,7 @@ static long check_position(const gk_pos_t *p, size_t limit, int try_perft2) {
     const uint64_t n1 = g->perft(p, 1);
     if (n1 > limit) return -1;
     ref_t s;
-    if (ref_parse(&s, ptext, p->max_plies) < 0) {
+    if (ref_parse(&s, ptext, p->turn_limit) < 0) {
         printf("FAIL: reference cannot read %s\n", ptext);
         failures++;
         return 0;
@@ -348,7 +348,7 @@ static long check_position(const gk_pos_t *p, size_t limit, int try_perft2) {
         int ok = 1;
         for (size_t i = 0; i < rl.n && ok; i++) {
             ref_t t;
-            ref_parse(&t, rl.m[i].after, p->max_plies);
+            ref_parse(&t, rl.m[i].after, p->turn_limit);
             ref_list_t l2 = {.limit = 20000};
             ref_moves(&t, &l2);
             ok = !l2.overflow;
@@ -379,14 +379,14 @@ static int rnd(int n) {
     return (int)(gk_splitmix64(&rng) % (uint64_t)n);
 }
 
-static int from_text(gk_pos_t *p, const char *text, int max_plies) {
+static int from_text(gk_pos_t *p, const char *text, int turn_limit) {
     char err[256];
-    return gk_gobs_game.pos_from_text(p, text, (uint16_t)max_plies, err, sizeof err);
+    return gk_gobs_game.pos_from_text(p, text, (uint16_t)turn_limit, err, sizeof err);
 }
 
 /* A random board: nw white and nb black pieces on random squares (or on a lattice that
  * leaves room for long chains), random side to move. */
-static int random_board(gk_pos_t *p, int variant, int nw, int nb, int lattice, int max_plies) {
+static int random_board(gk_pos_t *p, int variant, int nw, int nb, int lattice, int turn_limit) {
     char grid[9][9];
     memset(grid, '.', sizeof grid);
     int placed = 0;
@@ -407,7 +407,7 @@ static int random_board(gk_pos_t *p, int variant, int nw, int nb, int lattice, i
         text[k++] = r ? '/' : ' ';
     }
     snprintf(text + k, sizeof text - (size_t)k, "%c %d", lattice || rnd(2) ? 'w' : 'b', rnd(40));
-    return from_text(p, text, max_plies);
+    return from_text(p, text, turn_limit);
 }
 
 int main(int argc, char **argv) {
@@ -438,7 +438,7 @@ int main(int argc, char **argv) {
             int actions = 0;
             while (!gk_over(&p) && actions < 1000) {
                 /* kind 1 looks for a chain in progress, up to 200 actions further. */
-                if (p.ply >= stop_at && (p.in_turn || kind == 0 || p.ply > stop_at + 200)) break;
+                if (p.turn >= stop_at && (p.in_turn || kind == 0 || p.turn > stop_at + 200)) break;
                 gk_action_t list[GK_MAX_ACTIONS];
                 const int n = g->gen(&p, list);
                 if (n == 0) break;

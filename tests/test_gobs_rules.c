@@ -2,7 +2,7 @@
  * tests/test_gobs_rules.c -- runs the Gobs rule fixtures (tests/fixtures/gobs/rules, *.txt).
  *
  * A fixture is a list of lines; '#' starts a comment.  Commands:
- *   max-plies N              ply limit for the next `position` (default 0 = none)
+ *   turn-limit N             turn limit for the next `position` (default 0 = none)
  *   position STRING          the current position (docs/FORMATS.md)
  *   bad-position STRING      pos_from_text must reject STRING
  *   moves M1 M2 ...          the complete moves of the position are exactly these
@@ -109,7 +109,7 @@ static void run_file(const char *path) {
     }
     const gk_game_t *g = &gk_gobs_game;
     gk_pos_t p;
-    int have = 0, max_plies = 0;
+    int have = 0, turn_limit = 0;
     char line[4096], err[256], buf[GK_BOARD_TEXT_MAX];
     cur_file = path;
     cur_line = 0;
@@ -126,12 +126,12 @@ static void run_file(const char *path) {
             rest = s + strlen(s);
         while (*rest == ' ') rest++;
         checks++;
-        if (!strcmp(s, "max-plies")) {
-            max_plies = atoi(rest);
+        if (!strcmp(s, "turn-limit")) {
+            turn_limit = atoi(rest);
             continue;
         }
         if (!strcmp(s, "position")) {
-            if (g->pos_from_text(&p, rest, (uint16_t)max_plies, err, sizeof err) < 0) {
+            if (g->pos_from_text(&p, rest, (uint16_t)turn_limit, err, sizeof err) < 0) {
                 fail("bad position: %s%s", err, "");
                 have = 0;
             } else {
@@ -144,7 +144,7 @@ static void run_file(const char *path) {
         }
         if (!strcmp(s, "bad-position")) {
             gk_pos_t q;
-            if (g->pos_from_text(&q, rest, (uint16_t)max_plies, err, sizeof err) == 0)
+            if (g->pos_from_text(&q, rest, (uint16_t)turn_limit, err, sizeof err) == 0)
                 fail("position accepted: %s%s", rest, "");
             continue;
         }

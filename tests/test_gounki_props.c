@@ -275,7 +275,7 @@ static void check_position(const gk_pos_t *p, int full_ref, int full_text, uint6
 
     if (!full_ref) {
         gk_pos_t q;
-        CHECK(G->pos_from_text(&q, ptext, p->max_plies, err, sizeof err) == 0 &&
+        CHECK(G->pos_from_text(&q, ptext, p->turn_limit, err, sizeof err) == 0 &&
                   !memcmp(&q, p, sizeof q),
               "position string %s does not round-trip (%s)", ptext, err);
         return;
@@ -292,7 +292,7 @@ static void check_position(const gk_pos_t *p, int full_ref, int full_text, uint6
         gk_pos_t q = *p;
         G->play(&q, list[i]);
         CHECK(q.hash == G->hash_full(&q), "incremental hash after %s at %s", texts[i], ptext);
-        CHECK(q.stm != p->stm && q.ply == p->ply + 1 && q.in_turn == 0, "turn bookkeeping");
+        CHECK(q.stm != p->stm && q.turn == p->turn + 1 && q.in_turn == 0, "turn bookkeeping");
         const rmove_t *rm = bsearch(texts[i], ref.m, (size_t)ref.n, sizeof ref.m[0], cmp_text);
         CHECK(rm != NULL, "%s not in the reference at %s", texts[i], ptext);
         if (rm) {
@@ -318,7 +318,7 @@ static void check_position(const gk_pos_t *p, int full_ref, int full_text, uint6
         CHECK(strcmp(texts[i], texts[i - 1]), "notation %s twice at %s", texts[i], ptext);
 
     gk_pos_t q;
-    CHECK(G->pos_from_text(&q, ptext, p->max_plies, err, sizeof err) == 0 &&
+    CHECK(G->pos_from_text(&q, ptext, p->turn_limit, err, sizeof err) == 0 &&
               !memcmp(&q, p, sizeof q),
           "position string %s does not round-trip (%s)", ptext, err);
 }
@@ -326,9 +326,9 @@ static void check_position(const gk_pos_t *p, int full_ref, int full_text, uint6
 int main(void) {
     gk_init();
     G = &gk_gounki_game;
-    uint64_t seed = 20240611, moves = 0, plies = 0;
+    uint64_t seed = 20240611, moves = 0, turns = 0;
     int by_reason[GK_NREASONS] = {0};
-    gk_rules_t rules = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t rules = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     static gk_hist_t hist;
     for (int game = 0; game < GAMES && check_failures < 20; game++) {
         gk_pos_t p;
@@ -336,15 +336,15 @@ int main(void) {
         gk_hist_init(&hist, &p);
         while (!gk_over(&p)) {
             check_position(&p, game < REF_GAMES, game < TEXT_GAMES, &moves);
-            if ((game < PERFT2_GAMES && p.ply % 10 == 5) ||
-                (game < PERFT3_GAMES && p.ply % 25 == 7)) {
-                int d = game < PERFT3_GAMES && p.ply % 25 == 7 ? 3 : 2;
+            if ((game < PERFT2_GAMES && p.turn % 10 == 5) ||
+                (game < PERFT3_GAMES && p.turn % 25 == 7)) {
+                int d = game < PERFT3_GAMES && p.turn % 25 == 7 ? 3 : 2;
                 uint64_t fast = G->perft(&p, d), slow = gk_perft_generic(&p, d);
                 CHECK(fast == slow, "perft %d: fast %" PRIu64 " generic %" PRIu64, d, fast, slow);
             }
             gk_action_t list[GK_MAX_ACTIONS];
             int n = G->gen(&p, list);
-            CHECK(n > 0, "no legal move in an unfinished game (game %d ply %d)", game, p.ply);
+            CHECK(n > 0, "no legal move in an unfinished game (game %d turn %d)", game, p.turn);
             if (n == 0) break;
             gk_action_t a = list[gk_splitmix64(&seed) % (uint64_t)n];
             if (game >= TEXT_GAMES) {
@@ -355,16 +355,16 @@ int main(void) {
                       "%s does not parse back", t);
             }
             G->play(&p, a);
-            CHECK(p.hash == G->hash_full(&p), "incremental hash (game %d ply %d)", game, p.ply);
-            plies++;
+            CHECK(p.hash == G->hash_full(&p), "incremental hash (game %d turn %d)", game, p.turn);
+            turns++;
             gk_hist_push(&hist, &p);
             gk_hist_check_repetition(&hist, &p);
         }
         by_reason[p.reason]++;
     }
-    printf("%d games (%d against the reference), %" PRIu64 " plies, %" PRIu64
+    printf("%d games (%d against the reference), %" PRIu64 " turns, %" PRIu64
            " moves in the reference-checked positions\n",
-           GAMES, REF_GAMES, plies, moves);
+           GAMES, REF_GAMES, turns, moves);
     for (int r = 1; r < GK_NREASONS; r++)
         if (by_reason[r])
             printf("  ended by %s: %d\n", gk_reason_text((gk_reason_t)r), by_reason[r]);

@@ -3,7 +3,7 @@
  * seeded random Gounki games: what gk_record_write() prints, gk_record_read() reads
  * back to the same moves, final position and tags; games start from the start
  * position or from a position of another game (Position tag, Black to move first),
- * under several ply limits (MaxPlies tag); annotations (glyphs, comments) written by
+ * under several turn limits (TurnLimit tag); annotations (glyphs, comments) written by
  * gk_record_write_notes() read back to the same moves.
  */
 #include <stdio.h>
@@ -33,7 +33,7 @@ static int check_match(void *ctx, const gk_record_t *rec, int index, const char 
 
 /* Annotated: glyphs glued or alone, comments with braces inside, read back the same. */
 static void test_notes(void) {
-    gk_rules_t defaults = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t defaults = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     static const char text[] = "1. c2-d3?? f7-e6 !?\n2. d3-e4! {a note}\n";
     gk_record_t rec, back;
     char err[512];
@@ -64,7 +64,7 @@ int main(void) {
     test_notes();
     const gk_game_t *g = &gk_gounki_game;
     uint64_t seed = 7;
-    static const uint16_t limits[] = {GK_DEFAULT_MAX_PLY, 0, 40, 9};
+    static const uint16_t limits[] = {GK_DEFAULT_TURN_LIMIT, 0, 40, 9};
     int games = 0, over = 0;
     for (int game = 0; game < 400; game++) {
         gk_rules_t r = {GK_GAME_GOUNKI, 0, limits[game % 4]};
@@ -76,8 +76,8 @@ int main(void) {
         if (game % 3 == 1) {
             /* Start somewhere in the middle of another random game. */
             gk_pos_t p = rec.start;
-            int plies = 1 + (int)(gk_splitmix64(&seed) % 15);
-            for (int i = 0; i < plies && !gk_over(&p); i++) {
+            int turns = 1 + (int)(gk_splitmix64(&seed) % 15);
+            for (int i = 0; i < turns && !gk_over(&p); i++) {
                 gk_action_t list[GK_MAX_ACTIONS];
                 int n = g->gen(&p, list);
                 g->play(&p, list[gk_splitmix64(&seed) % (uint64_t)n]);
@@ -102,7 +102,7 @@ int main(void) {
         fclose(f);
         gk_record_t back;
         char err[512];
-        gk_rules_t defaults = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+        gk_rules_t defaults = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
         int rc = gk_record_read(&back, buf, len, &defaults, err, sizeof err);
         CHECK(rc == 0, "game %d does not read back: %s\n%s", game, err, buf);
         if (rc == 0) {
@@ -136,7 +136,7 @@ int main(void) {
     }
     fclose(all_f);
     char err[512];
-    gk_rules_t defaults = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t defaults = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     int n = gk_record_read_all(all, all_len, &defaults, check_match, &match, err, sizeof err);
     CHECK(n == MATCH_GAMES && match.n == MATCH_GAMES, "match file: %d records read (%s)", n,
           n < 0 ? err : "");

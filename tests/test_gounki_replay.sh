@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gounki replay: the Wikipedia game (the seed text 002) as a table, the same game in the
 # gounki.org / boardspace styles, the record writer read back, and bad records, each
-# rejected with one line naming the line, ply, move text and reason, exit 1.
+# rejected with one line naming the line, turn, move text and reason, exit 1.
 set -u
 fail=0
 FIX=$SRC/tests/fixtures/gounki
@@ -26,15 +26,15 @@ has() { # name, file, fixed string
     if grep -qF -- "$3" "$2"; then echo "ok: $1"; else echo "FAIL: $1: '$3' not in:"; tail -3 "$2"; fail=1; fi
 }
 
-# The Wikipedia game: every move legal, Black wins by exit on ply 24.
+# The Wikipedia game: every move legal, Black wins by exit on turn 24.
 expect_rc "wikipedia replays" 0 "$GOUNKI" replay "$FIX/wikipedia.txt"
-has "wikipedia: 24 plies" "$T/out" "ply  24  Black  a1-Out"
-has "wikipedia: the rebound deployment" "$T/out" "ply  18  Black  b4*a3,b2,a2"
+has "wikipedia: 24 turns" "$T/out" "turn  24  Black  a1-Out"
+has "wikipedia: the rebound deployment" "$T/out" "turn  18  Black  b4*a3,b2,a2"
 has "wikipedia: Black wins by exit" "$T/out" "result: 0-1 (Black wins by exit) after 24 moves"
 cp "$T/out" "$T/wiki.out"
-[ "$(grep -c '^ply ' "$T/out")" -eq 24 ]; check "wikipedia: exactly 24 ply lines" $?
+[ "$(grep -c '^turn ' "$T/out")" -eq 24 ]; check "wikipedia: exactly 24 turn lines" $?
 
-# The same game in the gounki.org style gives the same plies and result.
+# The same game in the gounki.org style gives the same turns and result.
 expect_rc "gounki.org style replays" 0 "$GOUNKI" replay "$FIX/gounkiorg.txt"
 diff <(grep -v '^game' "$T/wiki.out") <(grep -v '^game' "$T/out") >/dev/null; check "both styles give the same game" $?
 
@@ -57,10 +57,10 @@ expect_rc "three records in one file" 0 "$GOUNKI" replay "$T/match.txt"
 sed 's/^11\.\tb1xa1/11.\tb1xa2/' "$FIX/wikipedia.txt" >"$T/bad2.txt"
 cat "$FIX/gounkiorg.txt" "$T/bad2.txt" >"$T/match2.txt"
 expect_rc "match file with a bad second game" 1 "$GOUNKI" replay "$T/match2.txt"
-has "bad second game: line number in the file" "$T/err" "line 37, ply 21 (White): 'b1xa2'"
+has "bad second game: line number in the file" "$T/err" "line 37, turn 21 (White): 'b1xa2'"
 [ "$(grep -c '^result:' "$T/out")" -eq 1 ]; check "bad second game: the first game printed" $?
 
-# Bad records: one line, with the ply, the text and the reason; exit 1.
+# Bad records: one line, with the turn, the text and the reason; exit 1.
 bad() { # name, expected substring, record text
     printf '%b' "$3" >"$T/bad.txt"
     if expect_rc "$1" 1 "$GOUNKI" replay "$T/bad.txt"; then
@@ -68,13 +68,13 @@ bad() { # name, expected substring, record text
         [ "$(wc -l <"$T/err")" -eq 1 ]; check "$1: one line" $?
     fi
 }
-bad "illegal move" "line 2, ply 3 (White): 'a2-a4': not a legal move" '1. a1-a2+ a8-b7+\n2. a2-a4 a7-b7+\n'
-bad "move of the wrong side" "ply 2 (Black): 'b2-b3': b2 holds a White piece but Black is to move" '1. a1-a2+ b2-b3\n'
+bad "illegal move" "line 2, turn 3 (White): 'a2-a4': not a legal move" '1. a1-a2+ a8-b7+\n2. a2-a4 a7-b7+\n'
+bad "move of the wrong side" "turn 2 (Black): 'b2-b3': b2 holds a White piece but Black is to move" '1. a1-a2+ b2-b3\n'
 bad "false capture mark" "'a1xa2': 'x' but a2 holds no enemy piece" 'a1xa2\n'
-bad "move after the end" "ply 25: 'b5-b6': the game is already over (0-1 exit)" "$(cat "$FIX/wikipedia.txt" | sed 's/^12\.\te2-b5\ta1-Out$/12.\te2-b5\ta1-Out\n13.\tb5-b6/')\n"
-bad "wrong move number" "move number 3, but the next move (ply 3, White) is number 2" '1. a1-a2+ a8-b7+ 3. a2-b2+\n'
+bad "move after the end" "turn 25: 'b5-b6': the game is already over (0-1 exit)" "$(cat "$FIX/wikipedia.txt" | sed 's/^12\.\te2-b5\ta1-Out$/12.\te2-b5\ta1-Out\n13.\tb5-b6/')\n"
+bad "wrong move number" "move number 3, but the next move (turn 3, White) is number 2" '1. a1-a2+ a8-b7+ 3. a2-b2+\n'
 bad "unclosed comment" "line 1: comment '{' is never closed" '1. a1-a2+ { no end\n'
-bad "garbage" "line 1, ply 1 (White): 'hello world': expected an origin square" 'hello world\n'
+bad "garbage" "line 1, turn 1 (White): 'hello world': expected an origin square" 'hello world\n'
 bad "bad tag" "tag Game: unknown game 'chess'" '[Game "chess"]\n1. a1-a2+\n'
 bad "bad position tag" "tag Position:" '[Position "8/8 w 0"]\n'
 bad "text after the result" "after the result token" '1. a1-a2+ 1-0 a8-b7+\n'
@@ -114,14 +114,34 @@ printf '[Result "1-0"]\n[Termination "time forfeit"]\n\n1. a1-a2+ a8-b7+\n' >"$T
 expect_rc "loss on time (tag only)" 0 "$GOUNKI" replay "$T/time.txt"
 has "loss on time: result" "$T/out" "result: 1-0 (White wins by time forfeit) after 2 moves"
 bad "token and tag disagree" "the result token says 1-0 but the Result tag says 0-1" '[Result "0-1"]\n1. a1-a2+ a8-b7+ 1-0\n'
-bad "rules ending not reached" "the Termination tag says exit but the rules have not ended the game after ply 2" '[Termination "exit"]\n1. a1-a2+ a8-b7+ 1-0\n'
+bad "rules ending not reached" "the Termination tag says exit but the rules have not ended the game after turn 2" '[Termination "exit"]\n1. a1-a2+ a8-b7+ 1-0\n'
 bad "resigned into a draw" "the Termination tag says resign but the result is a draw" '[Termination "resign"]\n1. a1-a2+ a8-b7+ 1/2-1/2\n'
 
-# Ply limits the repetition history holds (0..4095), the range in the error.
-expect_rc "--max-plies 4095" 0 "$GOUNKI" replay --quiet --max-plies 4095 "$T/short.txt"
-expect_rc "--max-plies 65535 refused" 2 "$GOUNKI" replay --max-plies 65535 "$T/short.txt"
-has "--max-plies range" "$T/err" "out of range [0, 4095]"
+# Turn limits the repetition history holds (0..4095), the range in the error.
+expect_rc "--turn-limit 4095" 0 "$GOUNKI" replay --quiet --turn-limit 4095 "$T/short.txt"
+expect_rc "--turn-limit 65535 refused" 2 "$GOUNKI" replay --turn-limit 65535 "$T/short.txt"
+has "--turn-limit range" "$T/err" "out of range [0, 4095]"
+bad "TurnLimit tag beyond the history" "tag TurnLimit: '5000' is not a number 0..4095" '[TurnLimit "5000"]\n1. a1-a2+\n'
 bad "MaxPlies tag beyond the history" "tag MaxPlies: '5000' is not a number 0..4095" '[MaxPlies "5000"]\n1. a1-a2+\n'
+
+# The turn limit's tag and reason, and their old names MaxPlies and ply-limit, which
+# older records hold: both read to the same game; the writer writes the new names.
+printf '[TurnLimit "2"]\n[Termination "turn-limit"]\n\n1. a1-a2+ a8-b7+ 1/2-1/2\n' >"$T/limit.txt"
+printf '[MaxPlies "2"]\n[Termination "ply-limit"]\n\n1. a1-a2+ a8-b7+ 1/2-1/2\n' >"$T/limit-old.txt"
+expect_rc "TurnLimit and turn-limit" 0 "$GOUNKI" replay "$T/limit.txt"
+has "TurnLimit: a draw at the limit" "$T/out" "1/2-1/2 turn-limit"
+cp "$T/out" "$T/limit.out"
+expect_rc "MaxPlies and ply-limit (old names)" 0 "$GOUNKI" replay "$T/limit-old.txt"
+cmp -s "$T/out" "$T/limit.out"; check "the old names give the same replay" $?
+printf '1. a1-a2+ a8-b7+ 2. a2-b3+\n' >"$T/three.txt"
+expect_rc "--turn-limit 2" 1 "$GOUNKI" replay --turn-limit 2 "$T/three.txt"
+has "--turn-limit 2: the third move is after the end" "$T/err" "turn 3: 'a2-b3+': the game is already over (1/2-1/2 turn-limit)"
+cp "$T/err" "$T/tl.out"
+expect_rc "--max-plies 2 (old name)" 1 "$GOUNKI" replay --max-plies 2 "$T/three.txt"
+cmp -s "$T/err" "$T/tl.out"; check "--max-plies is --turn-limit" $?
+expect_rc "--record of an old record" 0 "$GOUNKI" replay --record "$T/limit-old.txt"
+has "--record writes TurnLimit" "$T/out" '[TurnLimit "2"]'
+! grep -q MaxPlies "$T/out"; check "--record writes no MaxPlies" $?
 
 # Usage errors.
 expect_rc "no file" 2 "$GOUNKI" replay

@@ -3,7 +3,7 @@
  * tests/fixtures/gounki/rules/ (one .txt file per decision).
  *
  * A file is a list of directives, one per line ('#' starts a comment line):
- *   max-plies N         ply limit for the positions that follow (default 500)
+ *   turn-limit N        turn limit for the positions that follow (default 500)
  *   position STRING     starts a case: the current position is STRING
  *   start               starts a case at the standard start position
  *   moves M1 M2 ...     the legal moves of the current position are exactly these
@@ -89,7 +89,7 @@ static void run_file(const char *path) {
     static char *sorted[GK_MAX_ACTIONS];
     char line[4096], err[512];
     gk_pos_t pos;
-    int have = 0, max_plies = GK_DEFAULT_MAX_PLY;
+    int have = 0, turn_limit = GK_DEFAULT_TURN_LIMIT;
     static gk_hist_t hist;
     while (fgets(line, sizeof line, f)) {
         cur_line++;
@@ -100,14 +100,14 @@ static void run_file(const char *path) {
         if (*arg) *arg++ = 0;
         arg = trim(arg);
         checks++;
-        if (!strcmp(s, "max-plies")) {
-            max_plies = atoi(arg);
+        if (!strcmp(s, "turn-limit")) {
+            turn_limit = atoi(arg);
             continue;
         }
         if (!strcmp(s, "badpos")) {
             char *want = split2(arg, "::");
             gk_pos_t q;
-            if (G->pos_from_text(&q, arg, (uint16_t)max_plies, err, sizeof err) == 0)
+            if (G->pos_from_text(&q, arg, (uint16_t)turn_limit, err, sizeof err) == 0)
                 FAIL("position '%s' accepted", arg);
             else if (want && !strstr(err, want))
                 FAIL("position '%s': reason '%s' lacks '%s'", arg, err, want);
@@ -115,9 +115,9 @@ static void run_file(const char *path) {
         }
         if (!strcmp(s, "position") || !strcmp(s, "start")) {
             if (!strcmp(s, "start")) {
-                gk_rules_t r = {GK_GAME_GOUNKI, 0, (uint16_t)max_plies};
+                gk_rules_t r = {GK_GAME_GOUNKI, 0, (uint16_t)turn_limit};
                 G->setup(&pos, &r);
-            } else if (G->pos_from_text(&pos, arg, (uint16_t)max_plies, err, sizeof err) < 0) {
+            } else if (G->pos_from_text(&pos, arg, (uint16_t)turn_limit, err, sizeof err) < 0) {
                 FAIL("bad position '%s': %s", arg, err);
                 have = 0;
                 continue;
@@ -128,7 +128,7 @@ static void run_file(const char *path) {
             char back[GK_POS_TEXT_MAX];
             G->pos_to_text(&pos, back, sizeof back);
             gk_pos_t q;
-            if (G->pos_from_text(&q, back, (uint16_t)max_plies, err, sizeof err) < 0 ||
+            if (G->pos_from_text(&q, back, (uint16_t)turn_limit, err, sizeof err) < 0 ||
                 memcmp(&q, &pos, sizeof q))
                 FAIL("position string '%s' does not round-trip", back);
             continue;

@@ -19,7 +19,7 @@
 static mcts_result_t ra, rb;
 
 static void start(int game, int variant, gk_pos_t *p) {
-    gk_rules_t r = {.game = (uint8_t)game, .variant = (uint8_t)variant, .max_plies = 300};
+    gk_rules_t r = {.game = (uint8_t)game, .variant = (uint8_t)variant, .turn_limit = 300};
     gk_game_by_id(game)->setup(p, &r);
 }
 

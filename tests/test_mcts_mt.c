@@ -20,7 +20,7 @@
 static mcts_result_t ra, rb;
 
 static void position(int game, int walk, gk_pos_t *p) {
-    gk_rules_t r = {.game = (uint8_t)game, .max_plies = 300};
+    gk_rules_t r = {.game = (uint8_t)game, .turn_limit = 300};
     gk_game_by_id(game)->setup(p, &r);
     uint64_t seed = 42 + (uint64_t)game;
     gk_action_t l[GK_MAX_ACTIONS];

@@ -87,7 +87,7 @@ static void run_record(const record_t *r, const ev_weights_t *w, mcts_t *m, mcts
     const gk_game_t *g = gk_game_by_id(GK_GAME_GOUNKI);
     gk_pos_t p;
     char err[256];
-    if (g->pos_from_text(&p, r->position, GK_DEFAULT_MAX_PLY, err, sizeof err) < 0) {
+    if (g->pos_from_text(&p, r->position, GK_DEFAULT_TURN_LIMIT, err, sizeof err) < 0) {
         CHECK(0, "%s: bad position: %s", r->name, err);
         return;
     }
@@ -130,11 +130,11 @@ static void run_record(const record_t *r, const ev_weights_t *w, mcts_t *m, mcts
     g->action_text(&p, res->best, mv, sizeof mv);
     CHECK(set_has(derived, nd, res->best), "%s: played %s, not one of: %s (%llu playouts)", r->name,
           mv, r->best, (unsigned long long)res->playouts);
-    int want_plies = !strcmp(r->kind, "win2") ? 3 : 1;
+    int want_actions = !strcmp(r->kind, "win2") ? 3 : 1;
     if (strcmp(r->kind, "block"))
-        CHECK(res->proof == MCTS_PROVEN_WIN && res->proof_actions == want_plies,
+        CHECK(res->proof == MCTS_PROVEN_WIN && res->proof_actions == want_actions,
               "%s: proof %d in %d actions, expected a win in %d", r->name, res->proof,
-              res->proof_actions, want_plies);
+              res->proof_actions, want_actions);
     printf("%-10s %-7s %-22s %5llu playouts  proof %d/%d  value %.3f\n", r->name, r->kind, mv,
            (unsigned long long)res->playouts, res->proof, res->proof_actions, (double)res->value);
     (void)w;

@@ -38,7 +38,7 @@ range_err() { # DESC ARGS...: exit 2 and "[lo, hi]" in a one-line error
 want='out of range \[1, 1024\]'
 range_err "analyse --threads 0" analyse --threads 0
 want='is out of range \[0, 4095\]'
-range_err "--max-plies 99999999999999999999" play --max-plies 99999999999999999999
+range_err "--turn-limit 99999999999999999999" play --turn-limit 99999999999999999999
 want="'x' is not an integer in \[0, 1000000000000000\]"
 range_err "analyse --playouts x" analyse --playouts x
 want='no budget'
@@ -106,13 +106,13 @@ grep -q "empty directory name ''" "$T/w.err" || bad "log stats '': $(cat "$T/w.e
 "$G" tune --logs /nonexistent --out "$T/x.txt" > /dev/null 2> "$T/w.err"
 [ "$(grep -o /nonexistent "$T/w.err" | wc -l)" = 1 ] || bad "the path twice: $(cat "$T/w.err")"
 # A random player has no value: no "(win 50.0%, 0.00 s; )".
-"$G" play --human none --engine random --max-plies 2 --quiet-board < /dev/null > "$T/w.out" 2>&1
+"$G" play --human none --engine random --turn-limit 2 --quiet-board < /dev/null > "$T/w.out" 2>&1
 grep -q '; )' "$T/w.out" && bad "random player prints an empty info: $(grep -m1 plays "$T/w.out")"
 grep -q '^White plays [^ ]*   ([0-9.]* s)$' "$T/w.out" || bad "random player's line: $(grep -m1 plays "$T/w.out")"
 # The result once at the end of a game, with the board shown (Gounki and Gobs).
 for g in "--game gounki" "--game gobs --variant short"; do
     # shellcheck disable=SC2086
-    "$G" play --human none --engine random --max-plies 6 $g < /dev/null > "$T/w.out" 2>&1
+    "$G" play --human none --engine random --turn-limit 6 $g < /dev/null > "$T/w.out" 2>&1
     [ "$(grep -c 'game over' "$T/w.out")" = 1 ] || bad "play $g: the result $(grep -c 'game over' "$T/w.out") times"
 done
 # A manifest whose first line is wrong: "bad or missing first line" (not "line line").

@@ -9,7 +9,7 @@
  * Ethereal's perft/standard.epd:
  *     POSITION ;D1 COUNT ;D2 COUNT ...
  * POSITION is the game's position string (docs/FORMATS.md; Gobs names its rule set and
- * may be mid-turn), read with no ply limit; '#' starts a comment line.  Files whose
+ * may be mid-turn), read with no turn limit; '#' starts a comment line.  Files whose
  * name ends in _slow.epd are run only with --slow (tests/test_perft_slow.sh), the others
  * only without it.
  *

@@ -21,7 +21,7 @@ for f in "$SRC"/tests/fixtures/perft/*.epd; do
             d=${BASH_REMATCH[1]} want=${BASH_REMATCH[2]} rest=${BASH_REMATCH[3]}
             [ "$want" -le 1000000 ] || continue
             for t in 1 2; do
-                got=$("$GOUNKI" perft "$d" --game "$game" "${rules[@]}" --max-plies 0 --position "$pos" \
+                got=$("$GOUNKI" perft "$d" --game "$game" "${rules[@]}" --turn-limit 0 --position "$pos" \
                       --threads $t 2>&1 | sed -n "s/^perft $d: //p")
                 n=$((n + 1))
                 if [ "$got" != "$want" ]; then

@@ -29,7 +29,7 @@ has "$T/p1.out" "illegal move 'a2-a9'" "illegal move not explained"
 has "$T/p1.out" "illegal move 'hello world'" "garbage not explained"
 has "$T/p1.out" "White plays b2-b3" "human move not played"
 has "$T/p1.out" "Black plays .*win [0-9.]*%, [0-9.]* s" "engine answer without win probability and time"
-has "$T/p1.out" "took back to ply 0" "undo did not go back"
+has "$T/p1.out" "took back to turn 1" "undo did not go back"
 has "$T/p1.out" "White plays c2-d3" "move after undo not played"
 has "$T/p1.out" "saved to" "save failed"
 has "$T/p1.out" "game over: 0-1 (resign)" "resign not reported"
@@ -92,13 +92,13 @@ has "$T/p6.out" "saved to $T/g6.txt" "SAVE (upper case) not read"
 has "$T/p6.out" "bye$" "QUIT (upper case) not read"
 printf 'load %s\nload %s/none.txt\nquit\n' "$T/g6.txt" "$T" |
     "$GOUNKI" play --engine ab:depth=1,eval=classic --quiet-board > "$T/p6b.out" 2>&1
-has "$T/p6b.out" "loaded $T/g6.txt: 2 moves, ply 2, White to move" "load did not continue the game"
+has "$T/p6b.out" "loaded $T/g6.txt: 2 moves, turn 3, White to move" "load did not continue the game"
 has "$T/p6b.out" "cannot load" "a missing file to load not explained"
 printf 'load %s\nquit\n' "$T/g6.txt" | "$GOUNKI" play --game gobs --quiet-board > "$T/p6c.out" 2>&1
 has "$T/p6c.out" "cannot load .*gounki" "a record of the other game loaded"
 
 # 7. --human none --save FILE keeps the game; it replays.
-"$GOUNKI" play --human none --engine random --max-plies 6 --save "$T/g7.txt" --quiet-board \
+"$GOUNKI" play --human none --engine random --turn-limit 6 --save "$T/g7.txt" --quiet-board \
     < /dev/null > "$T/p7.out" 2>&1 || bad "--human none --save failed"
 "$GOUNKI" replay "$T/g7.txt" > "$T/p7r.out" 2>&1 || bad "the saved engine game does not replay"
 has "$T/p7r.out" "after 6 moves" "the saved engine game is not the whole game"

@@ -42,7 +42,7 @@ static int is_legal(const gk_pos_t *p, gk_action_t a) {
  * of game g; writes the actions to out; returns their number. */
 static int play(player_t *a, player_t *b, int game, uint64_t seed, int max_actions,
                 gk_action_t *out, int *mid_turn_choices) {
-    gk_rules_t r = {(uint8_t)game, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {(uint8_t)game, 0, GK_DEFAULT_TURN_LIMIT};
     gk_pos_t p;
     gk_hist_t h;
     gk_game_by_id(game)->setup(&p, &r);

@@ -48,7 +48,7 @@ static void test_pure(int game) {
     sp_settings_t s;
     sp_settings_default(&s, game);
     s.limits.playouts = 60;
-    s.rules.max_plies = 60;
+    s.rules.turn_limit = 60;
     gl_buf_t seq[NG], par[NG], again = {0};
     memset(seq, 0, sizeof seq);
     memset(par, 0, sizeof par);
@@ -75,12 +75,12 @@ static void test_pure(int game) {
         gk_pos_t p;
         gk_game_by_id(game)->setup(&p, &g.rules);
         for (uint32_t a = 0; a < g.nactions; a++) {
-            const gl_ply_t *pl = &g.ply[a];
-            if (p.ply < 4)
-                CHECK(pl->kind == GL_PLY_RANDOM);
+            const gl_action_stats_t *pl = &g.stats[a];
+            if (p.turn < 4)
+                CHECK(pl->kind == GL_ACTION_RANDOM);
             else
-                CHECK(pl->kind == GL_PLY_SEARCH || pl->kind == GL_PLY_FORCED);
-            if (pl->kind == GL_PLY_SEARCH) {
+                CHECK(pl->kind == GL_ACTION_SEARCH || pl->kind == GL_ACTION_FORCED);
+            if (pl->kind == GL_ACTION_SEARCH) {
                 CHECK(pl->visits >= 1 && pl->ntop >= 1 && pl->ntop <= s.top);
                 /* Only a proof stops the search before its budget; then its best action
                  * is the one child stored. */
@@ -92,7 +92,7 @@ static void test_pure(int game) {
                     if (k) CHECK(c[-1].visits >= c->visits);
                     found |= c->action == g.action[a];
                 }
-                if (p.ply >= s.temp_plies && pl->ntop < s.top) CHECK(found);
+                if (p.turn >= s.temp_turns && pl->ntop < s.top) CHECK(found);
             }
             gk_play(&p, g.action[a]);
         }
@@ -152,7 +152,7 @@ static void test_book(void) {
                        "# two openings\n"
                        "f2-f3 h8-h7+\n"
                        "a1-b1+ c8-b7+   # a comment\n";
-    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     ol_lines_t b;
     char err[256];
     CHECK(ol_parse(text, strlen(text), "t", &r, &b, err, sizeof err) == 0);
@@ -171,7 +171,7 @@ static void test_book(void) {
         seen[line]++;
         for (uint32_t k = 0; k < 2; k++) {
             CHECK(g.action[k] == b.act[b.start[line] + k]);
-            CHECK(g.ply[k].kind == GL_PLY_BOOK);
+            CHECK(g.stats[k].kind == GL_ACTION_BOOK);
         }
         CHECK(g.set.open_kind == GL_OPEN_BOOK && g.set.book_hash == b.hash);
     }

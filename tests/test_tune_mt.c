@@ -30,7 +30,7 @@ static int write_log(const char *dir, int game, int n) {
     sp_settings_t s;
     sp_settings_default(&s, game);
     s.limits.playouts = 16;
-    s.rules.max_plies = 60;
+    s.rules.turn_limit = 60;
     s.seed = 5;
     gl_writer_opts_t wo = {.level = 1, .code = GL_CODE_INDEX, .stats = true};
     gl_writer_t *w = NULL;

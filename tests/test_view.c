@@ -125,7 +125,7 @@ static const char *xml_check(const char *s, size_t len) {
 static gk_pos_t pos_of(int game, const char *text) {
     gk_pos_t p;
     char err[256];
-    if (gk_game_by_id(game)->pos_from_text(&p, text, GK_DEFAULT_MAX_PLY, err, sizeof err) < 0) {
+    if (gk_game_by_id(game)->pos_from_text(&p, text, GK_DEFAULT_TURN_LIMIT, err, sizeof err) < 0) {
         fprintf(stderr, "bad test position '%s': %s\n", text, err);
         exit(1);
     }
@@ -194,14 +194,14 @@ static void check_shapes(const gk_pos_t *p, const char *svg) {
 
 static void test_gounki_boards(void) {
     gk_pos_t start, p;
-    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     gk_gounki_game.setup(&start, &r);
     view_marks_t m;
     char *svg = board(&start, NULL, &m, NULL);
     CHECK(count(svg, "<circle class='r w'") == 8 && count(svg, "<rect class='s b'") == 8);
     check_shapes(&start, svg);
     CHECK(count(svg, "class='arrow'") == 0);
-    CHECK(strstr(svg, "<title>Gounki, ply 0, White to move</title>") != NULL);
+    CHECK(strstr(svg, "<title>Gounki, turn 1, White to move</title>") != NULL);
     for (char f = 'a'; f <= 'h'; f++) { /* coordinates */
         char t[16];
         snprintf(t, sizeof t, ">%c</text>", f);
@@ -280,7 +280,7 @@ static void test_gounki_boards(void) {
 
 static void test_gobs_boards(void) {
     gk_pos_t start, p, after;
-    gk_rules_t r = {GK_GAME_GOBS, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {GK_GAME_GOBS, 0, GK_DEFAULT_TURN_LIMIT};
     gk_gobs_game.setup(&start, &r);
     view_marks_t m;
     char *svg = board(&start, NULL, &m, NULL);
@@ -366,7 +366,7 @@ static int record_actions(const gk_pos_t *start, const char *moves, gk_action_t 
 }
 
 static void test_pages(void) {
-    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     view_game_t g = {0};
     gk_gounki_game.setup(&g.start, &r);
     gk_action_t act[64];
@@ -427,9 +427,9 @@ static void test_pages(void) {
     free(html);
 
     /* Statistics that point past the children given are refused. */
-    gl_ply_t st = {.kind = GL_PLY_SEARCH, .ntop = 2, .visits = 10, .first = 0};
+    gl_action_stats_t st = {.kind = GL_ACTION_SEARCH, .ntop = 2, .visits = 10, .first = 0};
     gl_child_t ch[1] = {{act[0], 9}};
-    g.ply = &st;
+    g.stats = &st;
     g.child = ch;
     g.nchild = 1;
     gk_sb_growing(&b);
@@ -463,19 +463,19 @@ static void test_gamelog_page(void) {
     char err[256];
     CHECK(view_gamelog_html(&b, &g, NULL, err, sizeof err) == GK_OK);
     int searched = 0;
-    for (uint32_t i = 0; i < g.nactions; i++) searched += g.ply[i].kind == GL_PLY_SEARCH;
-    CHECK(count(b.p, "{\"m\":") == (int)g.plies); /* one ply per turn */
+    for (uint32_t i = 0; i < g.nactions; i++) searched += g.stats[i].kind == GL_ACTION_SEARCH;
+    CHECK(count(b.p, "{\"m\":") == (int)g.turns); /* one entry per turn */
     CHECK(count(b.p, "\"v\":") == searched && searched > 0);
     CHECK(count(b.p, "class='vline'") >= 1 && strstr(b.p, "<title>Self-play game 3</title>"));
     CHECK(strstr(b.p, "<b>Seed</b>") != NULL);
     gk_sb_free(&b);
     gl_game_free(&g);
 
-    /* Gobs: turns of several actions (jump legs) are one ply with every decision. */
+    /* Gobs: turns of several actions (jump legs) are one entry with every decision. */
     CHECK(play_log_game(GK_GAME_GOBS, GOBS_VAR_SHORT, 16, 1, &g) == SP_DONE);
     gk_sb_growing(&b);
     CHECK(view_gamelog_html(&b, &g, "short <Gobs>", err, sizeof err) == GK_OK);
-    CHECK(count(b.p, "{\"m\":") == (int)g.plies && g.nactions >= g.plies);
+    CHECK(count(b.p, "{\"m\":") == (int)g.turns && g.nactions >= g.turns);
     CHECK(count(b.p, "{\"k\":") == (int)g.nactions);
     CHECK(strstr(b.p, "<title>short &lt;Gobs&gt;</title>") != NULL);
     gk_sb_free(&b);
@@ -637,8 +637,8 @@ static int write_log_page(const char *dir, const char *name, int game, int varia
     if (rc)
         fprintf(stderr, "%s: %s\n", path, err);
     else
-        printf("%s: %s, %u plies, %u actions, %lld bytes\n", path, gk_game_by_id(game)->name,
-               g.plies, g.nactions, (long long)st.st_size);
+        printf("%s: %s, %u turns, %u actions, %lld bytes\n", path, gk_game_by_id(game)->name,
+               g.turns, g.nactions, (long long)st.st_size);
     if (keep)
         *keep = g;
     else
@@ -647,14 +647,14 @@ static int write_log_page(const char *dir, const char *name, int game, int varia
 }
 
 /* A long game for measuring page sizes: uniformly random actions that do not end the game,
- * until the ply limit, each with made-up statistics (800 visits, 8 children) of the size a
+ * until the turn limit, each with made-up statistics (800 visits, 8 children) of the size a
  * self-play log keeps. */
-static int write_random_page(const char *dir, const char *name, int game, int plies) {
+static int write_random_page(const char *dir, const char *name, int game, int turns) {
     static gk_action_t act[1 << 16];
-    static gl_ply_t st[1 << 16];
+    static gl_action_stats_t st[1 << 16];
     static gl_child_t ch[8 << 16];
     view_game_t g = {0};
-    gk_rules_t r = {(uint8_t)game, 0, (uint16_t)plies};
+    gk_rules_t r = {(uint8_t)game, 0, (uint16_t)turns};
     gk_game_by_id(game)->setup(&g.start, &r);
     gk_pos_t p = g.start;
     uint64_t rng = 77;
@@ -666,17 +666,18 @@ static int write_random_page(const char *dir, const char *name, int game, int pl
     while (!gk_over(&p) && n < (1 << 16)) {
         int nl = gk_gen(&p, list), nk = 0;
         if (nl == 0) break;
-        for (int i = 0; i < nl; i++) { /* no end but the ply limit, no third repetition */
+        for (int i = 0; i < nl; i++) { /* no end but the turn limit, no third repetition */
             gk_pos_t q = p;
             gk_play(&q, list[i]);
-            if ((!gk_over(&q) || q.reason == GK_REASON_PLY_LIMIT) &&
+            if ((!gk_over(&q) || q.reason == GK_REASON_TURN_LIMIT) &&
                 (q.in_turn || gk_hist_count(&hist, q.hash) < 2))
                 keep[nk++] = list[i];
         }
         if (nk == 0) memcpy(keep, list, sizeof *list * (size_t)(nk = nl));
         gk_action_t a = keep[gk_splitmix64(&rng) % (uint64_t)nk];
         v = 0.9 * v + 0.1 * ((double)(gk_splitmix64(&rng) % 2001) / 1000 - 1);
-        st[n] = (gl_ply_t){.kind = GL_PLY_SEARCH, .visits = 800, .value = (float)v, .first = nc};
+        st[n] = (gl_action_stats_t){
+            .kind = GL_ACTION_SEARCH, .visits = 800, .value = (float)v, .first = nc};
         ch[nc++] = (gl_child_t){a, 300};
         for (int i = 0; i < nl && st[n].ntop < 7; i++)
             if (list[i] != a) ch[nc++] = (gl_child_t){list[i], 200u >> st[n].ntop++};
@@ -686,7 +687,7 @@ static int write_random_page(const char *dir, const char *name, int game, int pl
     }
     g.action = act;
     g.nactions = n;
-    g.ply = st;
+    g.stats = st;
     g.child = ch;
     g.nchild = nc;
     g.title = "Random game (page size test)";
@@ -699,8 +700,8 @@ static int write_random_page(const char *dir, const char *name, int game, int pl
     if (rc)
         fprintf(stderr, "%s: %s\n", path, err);
     else
-        printf("%s: %s, %u plies, %u actions, %zu bytes\n", path, gk_game_by_id(game)->name,
-               (unsigned)p.ply, n, b.n);
+        printf("%s: %s, %u turns, %u actions, %zu bytes\n", path, gk_game_by_id(game)->name,
+               (unsigned)p.turn, n, b.n);
     gk_sb_free(&b);
     return rc != 0;
 }
@@ -722,7 +723,7 @@ static int write_pages(const char *dir) {
     return rc != 0;
 }
 
-/* Page sizes of long games: random ones of 500 plies, and the standard Gobs self-play
+/* Page sizes of long games: random ones of 500 turns, and the standard Gobs self-play
  * game with the most actions among games 0-11 at 40 playouts. */
 static int write_sizes(const char *dir) {
     if (write_random_page(dir, "random-gounki.html", GK_GAME_GOUNKI, 500) ||

@@ -59,14 +59,14 @@ fi
 WIKI=$SRC/tests/fixtures/gounki/wikipedia.txt
 "$G" replay "$WIKI" --quiet --html "$T/w.html" >/dev/null || bad "replay --html failed"
 grep -q '<!DOCTYPE html>' "$T/w.html" || bad "w.html is not a page"
-[ "$(grep -o '{"m":' "$T/w.html" | wc -l)" = 24 ] || bad "w.html does not hold 24 plies"
+[ "$(grep -o '{"m":' "$T/w.html" | wc -l)" = 24 ] || bad "w.html does not hold 24 turns"
 grep -q 'Matthieu Walraet' "$T/w.html" || bad "w.html lacks the players"
 cat "$WIKI" "$WIKI" >"$T/two.txt"
 expect 2 "more than one game" "$G" replay "$T/two.txt" --quiet --html "$T/two.html"
 [ -e "$T/two.html" ] && bad "a page was written for a file of two games"
 expect 2 "needs a file" "$G" replay "$WIKI" --html -
 sed 's/c5\*d5,e5,f6/c5*d5,e5,f7/' "$WIKI" >"$T/badrec.txt"
-expect 1 "ply 9" "$G" replay "$T/badrec.txt" --quiet --html "$T/bad.html"
+expect 1 "turn 9" "$G" replay "$T/badrec.txt" --quiet --html "$T/bad.html"
 [ -e "$T/bad.html" ] && bad "a page was written for a bad record"
 expect 1 "no/such/dir" "$G" replay "$WIKI" --quiet --html "$T/no/such/dir/w.html"
 ls "$T" | grep -q '\.tmp' && bad "a temporary file was left behind"
@@ -77,8 +77,8 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 "$G" selfplay --games 2 --playouts 20 --seed 5 --quiet --out "$T/sp" >/dev/null 2>&1 || bad "selfplay failed"
 "$G" log export "$T/sp" --game 1 --html "$T/g1.html" 2>"$T/err" || bad "log export --html failed: $(cat "$T/err")"
 grep -q '<!DOCTYPE html>' "$T/g1.html" || bad "g1.html is not a page"
-plies=$("$G" log cat "$T/sp" --game 1 | "$G" replay - | grep -c '^ply ')
-[ "$(grep -o '{"m":' "$T/g1.html" | wc -l)" = "$plies" ] || bad "g1.html does not hold the game's $plies plies"
+turns=$("$G" log cat "$T/sp" --game 1 | "$G" replay - | grep -c '^turn ')
+[ "$(grep -o '{"m":' "$T/g1.html" | wc -l)" = "$turns" ] || bad "g1.html does not hold the game's $turns turns"
 grep -q '"v":' "$T/g1.html" && grep -q '"t":' "$T/g1.html" || bad "g1.html lacks the search statistics"
 grep -q 'Self-play game 1' "$T/g1.html" || bad "g1.html is not titled by the game's index"
 expect 2 "give --game I" "$G" log export "$T/sp" --html "$T/all.html"

@@ -380,9 +380,9 @@ int view_board_svg(gk_sb_t *out, const gk_pos_t *p, const view_marks_t *m,
     char name[64], title[160];
     vg_game_name(p, name, sizeof name);
     if (gk_over(p))
-        snprintf(title, sizeof title, "%s, ply %u, game over", name, (unsigned)p->ply);
+        snprintf(title, sizeof title, "%s, after turn %u, game over", name, (unsigned)p->turn);
     else
-        snprintf(title, sizeof title, "%s, ply %u, %s to move%s", name, (unsigned)p->ply,
+        snprintf(title, sizeof title, "%s, turn %u, %s to move%s", name, (unsigned)p->turn + 1,
                  side_name(p->stm), p->in_turn ? " (continuing its turn)" : "");
     vg_svg_open(out, &g, title);
     if (g.title_y > 0) {

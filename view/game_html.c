@@ -89,7 +89,7 @@ static const char page_js[] =
     "}\n"
     "window.onerror = function (msg, src, line) { fail(msg + ' (line ' + line + ')'); };\n"
     "var D = JSON.parse(document.getElementById('gv-data').textContent);\n"
-    "var P = D.plies, last = P.length - 1, cur = -1, curSpan = null;\n"
+    "var P = D.turns, last = P.length - 1, cur = -1, curSpan = null;\n"
     "var NS = 'http://www.w3.org/2000/svg';\n"
     "var svg = document.getElementById('gv-board');\n"
     "function num(e, a) { return parseFloat(e.getAttribute('data-' + a)); }\n"
@@ -186,8 +186,8 @@ static const char page_js[] =
     "    if (q.s === 1) add(row.cells[1], 'span', 'muted', '\\u2026');\n"
     "  }\n"
     "  var sp = add(row.cells[1 + q.s], 'span', 'mv', q.m);\n"
-    "  sp.setAttribute('data-ply', k);\n"
-    "  sp.title = 'ply ' + k;\n"
+    "  sp.setAttribute('data-turn', k);\n"
+    "  sp.title = 'turn ' + k;\n"
     "  sp.onclick = (function (j) { return function () { go(j); }; })(k);\n"
     "  spans.push(sp);\n"
     "}\n"
@@ -242,7 +242,7 @@ static const char page_js[] =
     "  cur = k;\n"
     "  draw(k);\n"
     "  var f = fields(k), side = f[gobs ? 2 : 1] === 'w' ? 'White' : 'Black';\n"
-    "  status.textContent = 'ply ' + k + ' of ' + last + ' \\u00b7 ' +\n"
+    "  status.textContent = 'turn ' + k + ' of ' + last + ' \\u00b7 ' +\n"
     "      (k === last && D.end ? D.end : side + ' to move');\n"
     "  posEl.textContent = P[k].p;\n"
     "  comment.textContent = P[k].c || '';\n"
@@ -259,8 +259,8 @@ static const char page_js[] =
     "    var x = (gx0 + gw * k / Math.max(gn, 1)).toFixed(1);\n"
     "    cursor.setAttribute('x1', x); cursor.setAttribute('x2', x);\n"
     "  }\n"
-    "  body.setAttribute('data-ply', k);\n"
-    "  try { history.replaceState(null, '', '#ply=' + k); } catch (e) { }\n"
+    "  body.setAttribute('data-turn', k);\n"
+    "  try { history.replaceState(null, '', '#turn=' + k); } catch (e) { }\n"
     "}\n"
     "function on(id, f) { document.getElementById(id).onclick = f; }\n"
     "on('gv-first', function () { go(0); });\n"
@@ -274,9 +274,9 @@ static const char page_js[] =
     "  ev.preventDefault();\n"
     "  go(k);\n"
     "});\n"
-    "var h = /ply=(\\d+)/.exec(location.hash);\n"
+    "var h = /(?:turn|ply)=(\\d+)/.exec(location.hash); /* #ply=N: the old name */\n"
     "go(h ? +h[1] : 0);\n"
-    "body.setAttribute('data-plies', last);\n"
+    "body.setAttribute('data-turns', last);\n"
     "body.setAttribute('data-ok', '1');\n"
     "})();\n";
 
@@ -285,9 +285,9 @@ static const char page_js[] =
 typedef struct page {
     const view_game_t *g;
     const gk_game_t *gm;
-    gk_sb_t data;  /* the JSON of the plies */
-    double *value; /* per ply (position after t turns): White's root value, NaN if none */
-    uint32_t nply; /* turns played */
+    gk_sb_t data;    /* the JSON of the turns */
+    double *value;   /* per turn (position after t turns): White's root value, NaN if none */
+    uint32_t nturns; /* turns played */
     uint32_t vcap;
     gk_pos_t final; /* after the last action, the game's end applied */
     bool has_stats;
@@ -303,17 +303,17 @@ static int legal_in(const gk_action_t *list, int n, gk_action_t a) {
 }
 
 /* The decision of action i (played from p, whose legal actions are list[0..nl)), as JSON
- * into b; *value gets White's root value when it is still unknown for this ply. */
+ * into b; *value gets White's root value when it is still unknown for this turn. */
 static int put_decision(gk_sb_t *b, const page_t *pg, const gk_pos_t *p, uint32_t i,
                         const gk_action_t *list, int nl, double *value, char *err, size_t errcap) {
     const view_game_t *g = pg->g;
-    const gl_ply_t *st = &g->ply[i];
+    const gl_action_stats_t *st = &g->stats[i];
     char t[GK_MOVE_TEXT_MAX];
-    int kind = st->kind < GL_NPLYKINDS ? st->kind : GL_PLY_SEARCH;
+    int kind = st->kind < GL_NACTION_KINDS ? st->kind : GL_ACTION_SEARCH;
     gk_sb_printf(b, "{\"k\":%d,\"a\":", kind);
     if (pg->gm->action_text(p, g->action[i], t, sizeof t) < 0) snprintf(t, sizeof t, "?");
     vg_put_js_string(b, t);
-    if (kind == GL_PLY_SEARCH) {
+    if (kind == GL_ACTION_SEARCH) {
         double v = isfinite(st->value) ? st->value : 0;
         if (v > 1) v = 1;
         if (v < -1) v = -1;
@@ -358,7 +358,7 @@ static void put_pos(page_t *pg, const gk_pos_t *p) {
 }
 
 static int grow_values(page_t *pg) {
-    if (pg->nply + 2 <= pg->vcap) return GK_OK;
+    if (pg->nturns + 2 <= pg->vcap) return GK_OK;
     uint32_t cap = pg->vcap ? 2 * pg->vcap : 256;
     double *v = realloc(pg->value, cap * sizeof *v);
     if (!v) return GK_E_NOMEM;
@@ -377,14 +377,14 @@ static int play_turn(page_t *pg, gk_pos_t *p, gk_hist_t *hist, uint32_t *i, gk_a
         gk_action_t a = g->action[*i];
         int nl = gk_over(p) ? 0 : gk_gen(p, list);
         GK_RETURN_IF(gk_over(p), err, errcap, GK_E_REPLAY,
-                     "action %u comes after the end of the game (ply %u)", *i + 1,
-                     (unsigned)p->ply);
+                     "action %u comes after the end of the game (turn %u)", *i + 1,
+                     (unsigned)p->turn);
         GK_RETURN_IF(!legal_in(list, nl, a) || *n >= GK_MAX_TURN, err, errcap, GK_E_REPLAY,
-                     "action %u (ply %u) is not legal there", *i + 1, (unsigned)p->ply + 1);
-        if (g->ply) {
+                     "action %u (turn %u) is not legal there", *i + 1, (unsigned)p->turn + 1);
+        if (g->stats) {
             if (*n) gk_sb_putc(dec, ',');
             GK_FORWARD_IF(
-                put_decision(dec, pg, p, *i, list, nl, &pg->value[pg->nply], err, errcap));
+                put_decision(dec, pg, p, *i, list, nl, &pg->value[pg->nturns], err, errcap));
         }
         seq[(*n)++] = a;
         gk_play_turn(p, hist, a);
@@ -393,7 +393,7 @@ static int play_turn(page_t *pg, gk_pos_t *p, gk_hist_t *hist, uint32_t *i, gk_a
     return GK_OK;
 }
 
-/* Replays the actions turn by turn, writing the JSON of every ply. */
+/* Replays the actions turn by turn, writing the JSON of every turn. */
 static int replay(page_t *pg, char *err, size_t errcap) {
     const view_game_t *g = pg->g;
     gk_hist_t *hist = malloc(sizeof *hist);
@@ -408,10 +408,10 @@ static int replay(page_t *pg, char *err, size_t errcap) {
     }
     gk_pos_t p = g->start;
     gk_hist_init(hist, &p);
-    gk_sb_printf(b, "{\"game\":\"%s\",\"plies\":[{", pg->gm->name);
+    gk_sb_printf(b, "{\"game\":\"%s\",\"turns\":[{", pg->gm->name);
     put_pos(pg, &p);
     gk_sb_puts(b, "}");
-    pg->nply = 0;
+    pg->nturns = 0;
     pg->value[0] = NAN;
     for (uint32_t i = 0; i < g->nactions;) {
         gk_pos_t before = p;
@@ -421,7 +421,7 @@ static int replay(page_t *pg, char *err, size_t errcap) {
             rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
             goto out;
         }
-        pg->value[pg->nply] = NAN;
+        pg->value[pg->nturns] = NAN;
         dec.n = 0;
         if ((rc = play_turn(pg, &p, hist, &i, seq, &n, list, &dec, err, errcap))) goto out;
         char t[GK_MOVE_TEXT_MAX];
@@ -429,22 +429,22 @@ static int replay(page_t *pg, char *err, size_t errcap) {
         view_marks_of(&before, seq, n, marks);
         gk_sb_printf(b, ",\n{\"m\":");
         vg_put_js_string(b, t);
-        gk_sb_printf(b, ",\"s\":%d,\"n\":%u,", before.stm, (unsigned)before.ply / 2 + 1);
+        gk_sb_printf(b, ",\"s\":%d,\"n\":%u,", before.stm, (unsigned)before.turn / 2 + 1);
         put_pos(pg, &p);
         put_marks(b, marks);
-        if (g->ply) {
+        if (g->stats) {
             gk_sb_puts(b, ",\"d\":[");
             gk_sb_put(b, dec.p ? dec.p : "", dec.n);
             gk_sb_puts(b, "]");
         }
-        if (g->comment && pg->nply < g->ncomment && g->comment[pg->nply]) {
+        if (g->comment && pg->nturns < g->ncomment && g->comment[pg->nturns]) {
             gk_sb_puts(b, ",\"c\":");
-            vg_put_js_string(b, g->comment[pg->nply]);
+            vg_put_js_string(b, g->comment[pg->nturns]);
         }
         gk_sb_puts(b, "}");
-        pg->nply++;
+        pg->nturns++;
     }
-    pg->value[pg->nply] = NAN;
+    pg->value[pg->nturns] = NAN;
     if (!gk_over(&p) && gk_gen(&p, list) == 0) gk_apply_no_move(&p);
     if (!gk_over(&p) && g->result != GK_ONGOING) {
         p.result = (uint8_t)g->result;
@@ -478,10 +478,10 @@ static void end_text(const gk_pos_t *p, char *buf, size_t cap) {
                  gk_reason_text((gk_reason_t)p->reason));
 }
 
-/* Root value per ply from White's side: a line over a shaded area, a zero line, and a
- * cursor that the script moves.  Clicks pick the nearest ply. */
+/* Root value per turn from White's side: a line over a shaded area, a zero line, and a
+ * cursor that the script moves.  Clicks pick the nearest turn. */
 static void value_graph(gk_sb_t *b, const page_t *pg) {
-    int n = (int)pg->nply;
+    int n = (int)pg->nturns;
     vg_plot_t pl = {.x0 = 54,
                     .y0 = 14,
                     .w = 820,
@@ -491,7 +491,7 @@ static void value_graph(gk_sb_t *b, const page_t *pg) {
                     .ylo = -1,
                     .yhi = 1,
                     .ytick = 0.5,
-                    .xlabel = "ply",
+                    .xlabel = "turn",
                     .ylabel = "value"};
     double xt[] = {1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10000};
     pl.xtick = xt[0];
@@ -551,7 +551,7 @@ static void put_header(gk_sb_t *b, const page_t *pg, const char *title) {
     gk_sb_put_xml(b, title);
     gk_sb_puts(b, "</h1><div class='sub'>");
     gk_sb_put_xml(b, name);
-    gk_sb_printf(b, " \xc2\xb7 %u moves \xc2\xb7 ", pg->nply);
+    gk_sb_printf(b, " \xc2\xb7 %u moves \xc2\xb7 ", pg->nturns);
     gk_sb_put_xml(b, end);
     gk_sb_puts(b, "</div>");
     if (g->ntags > 0) {
@@ -572,7 +572,7 @@ int view_game_html(gk_sb_t *out, const view_game_t *g, char *err, size_t errcap)
     const gk_game_t *gm = gk_game_of(&g->start);
     GK_RETURN_IF(!gm, err, errcap, GK_E_ARG, "unknown game %d", g->start.game);
     GK_RETURN_IF(g->nactions && !g->action, err, errcap, GK_E_ARG, "no actions given");
-    GK_RETURN_IF(g->ply && g->nchild && !g->child, err, errcap, GK_E_ARG, "no children given");
+    GK_RETURN_IF(g->stats && g->nchild && !g->child, err, errcap, GK_E_ARG, "no children given");
     page_t pg = {.g = g, .gm = gm};
     gk_sb_growing(&pg.data);
     int rc = replay(&pg, err, errcap);
@@ -582,7 +582,7 @@ int view_game_html(gk_sb_t *out, const view_game_t *g, char *err, size_t errcap)
         return rc;
     }
     bool values = false;
-    for (uint32_t i = 0; i <= pg.nply; i++) values |= !isnan(pg.value[i]);
+    for (uint32_t i = 0; i <= pg.nturns; i++) values |= !isnan(pg.value[i]);
 
     char name[64], end[96];
     vg_game_name(&g->start, name, sizeof name);
@@ -622,15 +622,15 @@ int view_game_html(gk_sb_t *out, const view_game_t *g, char *err, size_t errcap)
                     "</span></div>\n<code id='gv-pos'></code>\n<p id='gv-comment'></p>\n"
                     "</section>\n<section id='gv-right'><h2>Moves</h2><div id='gv-moves'>"
                     "</div>\n");
-    if (g->ply) gk_sb_puts(out, "<h2>Search</h2><div id='gv-search'></div>\n");
+    if (g->stats) gk_sb_puts(out, "<h2>Search</h2><div id='gv-search'></div>\n");
     gk_sb_puts(out, "</section></main>\n");
     if (values) {
-        gk_sb_puts(out, "<section id='gv-graph-box'><h2>Root value per ply (the search's "
+        gk_sb_puts(out, "<section id='gv-graph-box'><h2>Root value per turn (the search's "
                         "view, White's side; click to jump)</h2>\n");
         value_graph(out, &pg);
         gk_sb_puts(out, "</section>\n");
     }
-    gk_sb_puts(out, "<footer>Keys: Left/Right step, Home/End, PageUp/PageDown ten plies. "
+    gk_sb_puts(out, "<footer>Keys: Left/Right step, Home/End, PageUp/PageDown ten turns. "
                     "Made by gounki.</footer>\n<script type='application/json' id='gv-data'>");
     gk_sb_put(out, pg.data.p ? pg.data.p : "", pg.data.n);
     gk_sb_puts(out, ",\"end\":");
@@ -654,7 +654,7 @@ int view_gamelog_html(gk_sb_t *out, const gl_game_t *lg, const char *title, char
     g.action = lg->action;
     g.nactions = lg->nactions;
     if (lg->has_stats) {
-        g.ply = lg->ply;
+        g.stats = lg->stats;
         g.child = lg->child;
         g.nchild = lg->nchild;
     }
@@ -682,12 +682,12 @@ int view_gamelog_html(gk_sb_t *out, const gl_game_t *lg, const char *title, char
         TAG("Search", "%u playouts, %u thread(s)", lg->set.playouts, lg->set.threads_per_game);
     else
         TAG("Search", "%u ms, %u thread(s)", lg->set.time_ms, lg->set.threads_per_game);
-    TAG("Opening", "%u turns %s, temperature %g for %u turns", lg->set.open_plies,
+    TAG("Opening", "%u turns %s, temperature %g for %u turns", lg->set.open_turns,
         lg->set.open_kind == GL_OPEN_BOOK     ? "from a book"
         : lg->set.open_kind == GL_OPEN_POLICY ? "from the policy"
         : lg->set.open_kind == GL_OPEN_NONE   ? "(none)"
                                               : "random",
-        (double)lg->set.temperature, lg->set.temp_plies);
+        (double)lg->set.temperature, lg->set.temp_turns);
     TAG("Time", "%.1f s", lg->time_ms / 1000.0);
     if (lg->resign_at)
         TAG("Resignation", "%s %s at action %u", lg->resign_side ? "Black" : "White",

@@ -24,15 +24,16 @@
  *
  * GAME PAGES.  view_game_html() writes one HTML file with no external reference (no
  * network, no framework): the board is one inline SVG that a small script redraws from
- * data embedded as JSON (per ply: the position string, the move's notation and marks,
- * the search statistics), which keeps a 500-ply game near 100 KB where one SVG per ply
+ * data embedded as JSON (per turn: the position string, the move's notation and marks,
+ * the search statistics), which keeps a 500-turn game near 100 KB where one SVG per turn
  * would take megabytes.  The page steps through the game by complete moves (turns) with
  * buttons, the arrow keys (Left/Right, Home/End) and clicks on the move list, which
- * highlights the current move; `#ply=N` in the address opens it at ply N.  Games with
- * root statistics get the root value per ply as a graph (White's view, click to jump)
- * and, at each position, the search's top moves with their visit shares.  When its
- * script has run, the page's <body> carries data-ok="1" and data-plies="N"; an error
- * of the script is written into the page (element #gv-error, attribute data-error).
+ * highlights the current move; `#turn=N` in the address opens it after turn N (`#ply=N`,
+ * the old form, too).  Games with root statistics get the root value per turn as a graph
+ * (White's view, click to jump) and, at each position, the search's top moves with their
+ * visit shares.  When its script has run, the page's <body> carries data-ok="1" and
+ * data-turns="N"; an error of the script is written into the page (element #gv-error,
+ * attribute data-error).
  *
  * TRAINING PAGE.  view_train_html() draws the Elo ladder, the tuner's loss curves and
  * the self-play games per hour of each generation, a table of the generations and links
@@ -86,7 +87,7 @@ void view_marks_of(const gk_pos_t *before, const gk_action_t *seq, int n, view_m
 
 typedef struct view_board_opts {
     int cell;        /* pixels per square; 0 = the default (56 Gounki, 52 Gobs) */
-    bool no_title;   /* leave out the title line (game, rule set, ply, side to move) */
+    bool no_title;   /* leave out the title line (game, rule set, turn, side to move) */
     bool no_caption; /* leave out the caption (piece counts, result) */
 } view_board_opts_t;
 
@@ -101,9 +102,9 @@ typedef struct view_game {
     gk_pos_t start;            /* position before the first action */
     const gk_action_t *action; /* the actions played, turn after turn */
     uint32_t nactions;
-    /* Optional root statistics, one per action (data/gamelog.h); NULL when none.  ply[i]
-     * has ply[i].ntop children at child[ply[i].first ...]. */
-    const gl_ply_t *ply;
+    /* Optional root statistics, one per action (data/gamelog.h); NULL when none.  stats[i]
+     * has stats[i].ntop children at child[stats[i].first ...]. */
+    const gl_action_stats_t *stats;
     const gl_child_t *child;
     uint32_t nchild;
     /* Optional comment per complete move (turn), NULL entries allowed; NULL when none. */

@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 2: {
         bk_journal_t j;
         if (bk_journal_parse(data, size, "fuzz", &j, err, sizeof err) != 0) break;
-        gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+        gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
         if (bk_init(&b, &r, err, sizeof err) == 0) {
             /* The corpus journal continues a fresh book's lineage. */
             if (bk_new_lineage(&b, err, sizeof err) == 0 && bk_update(&b, err, sizeof err) == 0) {

@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 4: {
         for (int game = 0; game < GK_NGAMES; game++) {
             ol_lines_t b;
-            gk_rules_t r = {(uint8_t)game, 0, GK_DEFAULT_MAX_PLY};
+            gk_rules_t r = {(uint8_t)game, 0, GK_DEFAULT_TURN_LIMIT};
             if (ol_parse((const char *)data, size, "fuzz", &r, &b, err, sizeof err) == 0)
                 ol_free(&b);
         }

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     gk_pos_t p;
     char err[256];
     const char *ps = positions[data[0] % (sizeof positions / sizeof positions[0])];
-    if (g->pos_from_text(&p, ps, GK_DEFAULT_MAX_PLY, err, sizeof err)) abort();
+    if (g->pos_from_text(&p, ps, GK_DEFAULT_TURN_LIMIT, err, sizeof err)) abort();
     /* An exact-size copy, so ASan sees any read past the NUL. */
     char *text = malloc(size);
     if (!text) return 0;

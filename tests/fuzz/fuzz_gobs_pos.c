@@ -15,17 +15,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!ready) gk_init(), ready = 1;
     if (size < 1 || size > 4096) return 0;
     const gk_game_t *g = &gk_gobs_game;
-    const uint16_t max_plies = data[0] & 1 ? 0 : (uint16_t)(data[0] * 4);
+    const uint16_t turn_limit = data[0] & 1 ? 0 : (uint16_t)(data[0] * 4);
     char *text = malloc(size);
     if (!text) return 0;
     memcpy(text, data + 1, size - 1);
     text[size - 1] = 0;
     gk_pos_t p, q;
     char err[256], out[GK_POS_TEXT_MAX], board[GK_BOARD_TEXT_MAX];
-    if (g->pos_from_text(&p, text, max_plies, err, sizeof err) == 0) {
+    if (g->pos_from_text(&p, text, turn_limit, err, sizeof err) == 0) {
         if (p.hash != g->hash_full(&p)) abort();
         if (g->pos_to_text(&p, out, sizeof out) < 0) abort();
-        if (g->pos_from_text(&q, out, max_plies, err, sizeof err) != 0) abort();
+        if (g->pos_from_text(&q, out, turn_limit, err, sizeof err) != 0) abort();
         if (memcmp(&p, &q, sizeof p)) abort();
         if (g->board_text(&p, board, sizeof board) < 0) abort();
         /* A few actions (not perft: a fuzzed board may hold billions of chains). */

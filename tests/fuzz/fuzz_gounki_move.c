@@ -30,9 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char err[256];
     const char *ps = positions[data[0] % (sizeof positions / sizeof positions[0])];
     if (ps) {
-        if (g->pos_from_text(&p, ps, GK_DEFAULT_MAX_PLY, err, sizeof err)) abort();
+        if (g->pos_from_text(&p, ps, GK_DEFAULT_TURN_LIMIT, err, sizeof err)) abort();
     } else {
-        gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+        gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
         g->setup(&p, &r);
     }
     /* An exact-size copy, so ASan sees any read past the NUL. */

@@ -21,11 +21,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     text[size] = 0;
     gk_pos_t p, q;
     char err[256], back[GK_POS_TEXT_MAX], board[GK_BOARD_TEXT_MAX];
-    uint16_t max_plies = size ? (uint16_t)(data[0] * 3) : 0;
-    if (g->pos_from_text(&p, text, max_plies, err, sizeof err) == 0) {
+    uint16_t turn_limit = size ? (uint16_t)(data[0] * 3) : 0;
+    if (g->pos_from_text(&p, text, turn_limit, err, sizeof err) == 0) {
         if (p.hash != g->hash_full(&p)) abort();
         if (g->pos_to_text(&p, back, sizeof back) < 0) abort();
-        if (g->pos_from_text(&q, back, max_plies, err, sizeof err) || memcmp(&p, &q, sizeof p))
+        if (g->pos_from_text(&q, back, turn_limit, err, sizeof err) || memcmp(&p, &q, sizeof p))
             abort();
         if (g->board_text(&p, board, sizeof board) < 0) abort();
         gk_action_t list[GK_MAX_ACTIONS];

@@ -17,7 +17,7 @@ static int check_one(void *ctx, const gk_record_t *rec, int index, const char *e
     (void)ctx, (void)index;
     gk_pos_t p;
     gk_record_pos_at(rec, rec->nmoves, &p);
-    if (p.hash != rec->final.hash || p.ply != rec->final.ply) abort();
+    if (p.hash != rec->final.hash || p.turn != rec->final.turn) abort();
     if (err && !err[0]) abort();
     return 0;
 }
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char *text = malloc(size ? size : 1);
     if (!text) return 0;
     memcpy(text, data, size);
-    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_MAX_PLY};
+    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     gk_record_t rec, back;
     char err[512];
     if (gk_record_read(&rec, text, size, &r, err, sizeof err) == 0) {
