@@ -45,6 +45,7 @@
 #include <stdio.h>
 
 #include "../eval/tune.h"
+#include "../search/mcts.h"
 #include "elo.h"
 
 #define TRAIN_MAX_GENERATIONS 999
@@ -57,9 +58,15 @@ typedef struct train_opts {
     int generations;  /* run until this many generations are finished */
     int games;        /* self-play games per generation */
     int playouts;     /* per action, self-play and matches */
-    int openings;     /* random opening turns, self-play and matches */
-    int match_games;  /* gating match games (even); the SPRT's cap with sprt */
-    bool sprt;        /* gate by SPRT */
+    /* The search of self-play and of the matches (threads: per game; seed: from the
+     * run's): what differs from sp_settings_default()'s goes into both and into the
+     * settings fingerprint.  Of the limits only nodes and early_stop are read (playouts
+     * is the field above; budgets in time would make the games irreproducible). */
+    mcts_params_t mcts;
+    mcts_limits_t limits;
+    int openings;    /* random opening turns, self-play and matches */
+    int match_games; /* gating match games (even); the SPRT's cap with sprt */
+    bool sprt;       /* gate by SPRT */
     elo_sprt_t sprt_params;
     int gate;         /* TRAIN_GATE_* when !sprt */
     int ladder_games; /* promoted vs generation 0; 0 = no ladder matches */
