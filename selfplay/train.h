@@ -46,6 +46,7 @@
 
 #include "../eval/tune.h"
 #include "../search/mcts.h"
+#include "../view/view.h"
 #include "elo.h"
 
 #define TRAIN_MAX_GENERATIONS 999
@@ -137,10 +138,14 @@ int train_state_parse(const char *text, size_t len, train_state_t *s, char *err,
 int train_state_save(const char *dir, const train_state_t *s, char *err, size_t errcap);
 int train_state_load(const char *dir, train_state_t *s, char *err, size_t errcap);
 
-/* Writes DIR/report.txt, DIR/ladder.svg and the page DIR/report.html (view_train_write,
- * with a few sample games of each generation's self-play as pages under DIR/games/) from
- * the state; also prints the report table to out when out is not NULL.  Returns 0 or a negative
- * code with a reason. */
+/* The numbers of the training page (view/view.h) of generations 0 .. s->ngen - 1 into
+ * gen (no sample games). */
+void train_view_gens(const train_state_t *s, view_train_gen_t *gen);
+
+/* Writes DIR/report.txt, DIR/ladder.svg (view_train_svg) and the page DIR/report.html
+ * (view_train_write, with a few sample games of each generation's self-play as pages under
+ * DIR/games/) from the state; also prints the report table to out when out is not NULL.  Returns 0
+ * or a negative code with a reason. */
 int train_report(const char *dir, const train_state_t *s, FILE *out, char *err, size_t errcap);
 
 #endif

@@ -109,7 +109,12 @@ ls "$T/tr" "$T/tr/games" | grep -q '\.tmp' && bad "train left a temporary file"
 # infinite bounds
 rejected=$(awk 'NR > 2 && $1 ~ /^[0-9]+$/ && / no +/' "$T/tr/report.txt" | wc -l)
 infs=$(awk 'NR > 2 && $1 ~ /^[0-9]+$/' "$T/tr/report.txt" | grep -c 'inf')
-grep -o "font-size='11'>[^<]*<" "$T/tr/ladder.svg" | grep -q 'e-[0-9]' && bad "ladder.svg: a tick label with an exponent"
+labels=$(grep -o "class='g[tx]'[^>]*>[^<]*<" "$T/tr/ladder.svg")
+[ -n "$labels" ] || bad "ladder.svg: no tick labels"
+grep -q 'e-[0-9]' <<<"$labels" && bad "ladder.svg: a tick label with an exponent"
+if command -v xmllint >/dev/null; then
+    xmllint --noout "$T/tr/ladder.svg" || bad "ladder.svg is not well-formed XML"
+fi
 [ "$(grep -o "class='rejected'" "$T/tr/ladder.svg" | wc -l)" = "$rejected" ] ||
     bad "ladder.svg: not one mark per rejected candidate ($rejected)"
 [ "$(sed -n '/<svg/,/<\/svg>/p' "$T/tr/report.html" | grep -o "class='rejected'" | wc -l)" -ge "$rejected" ] ||

@@ -8,6 +8,11 @@
 #include "../common/status.h"
 #include "view_int.h"
 
+/* The classes of the plots' text, on the page and in the standalone ladder.svg. */
+#define PLOT_CSS                                                                                   \
+    ".gt{font-size:11px;fill:#7a6650;text-anchor:end}.gx{font-size:11px;fill:#7a6650;"             \
+    "text-anchor:middle}.lg{font-size:11.5px}\n"
+
 static const char train_css[] =
     "body{margin:0;font:14px/1.45 'DejaVu Sans',Verdana,sans-serif;background:#f3f0e8;"
     "color:#2b2118}\n"
@@ -17,9 +22,7 @@ static const char train_css[] =
     ".sub{color:#6b5a48;font-size:12.5px;font-family:'DejaVu Sans Mono',monospace;"
     "word-break:break-all}a{color:#2f5fa8}\n"
     ".plots{display:flex;flex-wrap:wrap;gap:14px;padding:6px 22px}\n"
-    ".plots svg{background:#fffdf8;border:1px solid #ddd0b8;border-radius:6px}\n"
-    ".gt{font-size:11px;fill:#7a6650;text-anchor:end}.gx{font-size:11px;fill:#7a6650;"
-    "text-anchor:middle}.lg{font-size:11.5px}\n"
+    ".plots svg{background:#fffdf8;border:1px solid #ddd0b8;border-radius:6px}\n" PLOT_CSS
     "section{padding:0 22px}\n"
     "table.gens{border-collapse:collapse;background:#fffdf8;border:1px solid #ddd0b8;"
     "font-size:13px}.gens th,.gens td{padding:3px 9px;border-bottom:1px solid #eee4d3;"
@@ -316,6 +319,31 @@ int view_train_html(gk_sb_t *out, const view_train_t *t, char *err, size_t errca
     gk_sb_puts(out, "</section>\n<footer>gate: the tuned candidate against the best weights; "
                     "ladder: a promoted generation against generation 0; &#10003; promoted. "
                     "Made by gounki.</footer>\n</body></html>\n");
+    free(x);
+    free(tmp);
+    GK_RETURN_IF(out->over, err, errcap, GK_E_NOMEM, "out of memory");
+    return GK_OK;
+}
+
+int view_train_svg(gk_sb_t *out, const view_train_t *t, char *err, size_t errcap) {
+    GK_RETURN_IF(t->ngen < 1 || !t->gen, err, errcap, GK_E_ARG, "no generation to show");
+    double *x = malloc((size_t)t->ngen * sizeof *x);
+    double *tmp = malloc((7 * (size_t)t->ngen + 2) * sizeof *tmp);
+    if (!x || !tmp) {
+        free(x);
+        free(tmp);
+        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
+    }
+    gk_sb_puts(out, "<svg xmlns='http://www.w3.org/2000/svg' width='830' height='340' "
+                    "viewBox='0 0 830 340' font-family='DejaVu Sans, Verdana, sans-serif' "
+                    "role='img' aria-label='");
+    gk_sb_put_xml(out, t->title && *t->title ? t->title : "Training run");
+    gk_sb_printf(out, "'>\n<style>\n%s</style>\n<rect width='830' height='340' fill='#fffdf8'/>\n",
+                 PLOT_CSS);
+    ladder_plot(out, t, x, tmp);
+    gk_sb_puts(out, "<g transform='translate(420,0)'>\n");
+    loss_plot(out, t, x, tmp);
+    gk_sb_puts(out, "</g>\n</svg>\n");
     free(x);
     free(tmp);
     GK_RETURN_IF(out->over, err, errcap, GK_E_NOMEM, "out of memory");
