@@ -7,12 +7,7 @@
 # must be the very book of a run that was never interrupted, and SIGTERM must stop a run
 # cleanly (exit 3) with nothing lost.
 set -euo pipefail
-G=${GOUNKI:?}
-SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
 SEED=${KILL_SEED:-$(( $(date +%s) % 100000 ))}
 RANDOM=$SEED
 echo "test_book_kill: random seed $SEED (KILL_SEED=$SEED to repeat)"

@@ -5,13 +5,7 @@
 # appended).  Each restart resumes the same DIR.  At the end DIR must hold exactly the N
 # games, valid and distinct, and the very games of a run that was never interrupted.
 set -euo pipefail
-G=${GOUNKI:?}
-# Sanitizer builds: Open MPI does not free its own memory; its leaks are suppressed.
-SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
 SEED=${KILL_SEED:-$(( $(date +%s) % 100000 ))}
 RANDOM=$SEED
 echo "test_selfplay_kill_slow: random seed $SEED (KILL_SEED=$SEED to repeat)"

@@ -3,18 +3,10 @@
 # several moments and resumed, must end with the same weights and report as the same run
 # left alone (every phase is deterministic); bad resumes are refused in one line.
 set -u
-G=${GOUNKI:?}
-T=${TMPDIR:-/tmp}/train_test.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
-fail=0
+. "$(dirname "$0")/lib.sh"
 root=()
 [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
 MPI=(mpirun "${root[@]}" --oversubscribe --bind-to none -np 2)
-# Sanitizer builds: Open MPI does not free its own memory; its leaks are suppressed
-# (full unwinding, so that the stacks of its plugins name libmpi).
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 START="${SRC:?}/tests/fixtures/tune/gounki-material.txt"
 ARGS=(--generations 2 --games 24 --playouts 24 --match-games 12 --ladder-games 8 --window 2
     --policy --threads 1 --min-positions 100 --from "$START" --quiet)

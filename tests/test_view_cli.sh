@@ -3,15 +3,8 @@
 # out (SVG to a file or standard output, PNG through rsvg-convert), and bad input, a missing
 # rsvg-convert or an unwritable path give a one-line error, a non-zero exit and no file.
 set -u
-G=${GOUNKI:?}
+. "$(dirname "$0")/lib.sh"
 SRC=${SRC:?}
-T=$(mktemp -d "${TMPDIR:-/tmp}/view_cli.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail=0
-bad() {
-    echo "FAIL: $*" >&2
-    fail=1
-}
 # expect STATUS PATTERN CMD...: exit status and a one-line error matching PATTERN
 expect() {
     local want=$1 pat=$2
