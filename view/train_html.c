@@ -60,10 +60,25 @@ static void legend(gk_sb_t *b, double x, double y, const char *colour, const cha
     gk_sb_puts(b, "</text>\n");
 }
 
-static void gen_axis(vg_plot_t *p, int ngen) {
-    p->xlo = -0.5;
-    p->xhi = ngen - 0.5;
-    p->xtick = ngen > 24 ? ceil(ngen / 12.0) : 1;
+/* Opens a plot over the generations 0 .. ngen-1 (an SVG of 410 x height pixels named
+ * label) with its frame drawn: the y axis spans v[0..m) (view_nice_range, at least
+ * min_span). */
+static vg_plot_t gen_plot(gk_sb_t *b, const char *title, const char *ylabel, const char *label,
+                          int height, int ngen, const double *v, int m, double min_span) {
+    vg_plot_t p = {.x0 = 62,
+                   .y0 = 34,
+                   .w = 330,
+                   .h = 190,
+                   .xlo = -0.5,
+                   .xhi = ngen - 0.5,
+                   .xtick = ngen > 24 ? ceil(ngen / 12.0) : 1,
+                   .title = title,
+                   .xlabel = "generation",
+                   .ylabel = ylabel};
+    view_nice_range(v, m, 5, min_span, &p.ylo, &p.yhi, &p.ytick);
+    plot_open(b, 410, height, label);
+    vg_plot_frame(b, &p);
+    return p;
 }
 
 /* A rejected candidate's gating result placed on the chained Elo of the weights it
@@ -107,17 +122,8 @@ static void ladder_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tm
             if (!isnan(v[k])) tmp[m++] = v[k];
     }
     tmp[m++] = 0;
-    vg_plot_t p = {.x0 = 62,
-                   .y0 = 34,
-                   .w = 330,
-                   .h = 190,
-                   .title = "Elo ladder (95% intervals)",
-                   .xlabel = "generation",
-                   .ylabel = "Elo vs generation 0"};
-    gen_axis(&p, n);
-    view_nice_range(tmp, m, 5, 100, &p.ylo, &p.yhi, &p.ytick);
-    plot_open(b, 410, 330, "Elo ladder");
-    vg_plot_frame(b, &p);
+    vg_plot_t p = gen_plot(b, "Elo ladder (95% intervals)", "Elo vs generation 0", "Elo ladder",
+                           330, n, tmp, m, 100);
     for (int g = 0; g < n; g++) x[g] = g, tmp[g] = t->gen[g].chain_elo;
     vg_plot_line(b, &p, x, tmp, n, true,
                  "fill='none' stroke='#8a7a66' stroke-width='1.6' stroke-dasharray='5 4'");
@@ -161,17 +167,7 @@ static void loss_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tmp)
         for (int k = 0; k < 3; k++)
             if (isfinite(v[k])) tmp[m++] = v[k];
     }
-    vg_plot_t p = {.x0 = 62,
-                   .y0 = 34,
-                   .w = 330,
-                   .h = 190,
-                   .title = "Tuner loss",
-                   .xlabel = "generation",
-                   .ylabel = "loss"};
-    gen_axis(&p, n);
-    view_nice_range(tmp, m, 5, 0, &p.ylo, &p.yhi, &p.ytick);
-    plot_open(b, 410, 320, "Tuner loss");
-    vg_plot_frame(b, &p);
+    vg_plot_t p = gen_plot(b, "Tuner loss", "loss", "Tuner loss", 320, n, tmp, m, 0);
     static const char *const col[3] = {"#a8977f", "#c0392b", "#e08a2c"};
     static const char *const dash[3] = {"5 4", "none", "2 3"};
     for (int k = 0; k < 3; k++) {
@@ -204,17 +200,8 @@ static void speed_plot(gk_sb_t *b, const view_train_t *t, double *tmp) {
         if (isfinite(tmp[g])) tmp[n + m++] = tmp[g] * 1.04; /* headroom above the bars */
     }
     tmp[n + m++] = 0;
-    vg_plot_t p = {.x0 = 62,
-                   .y0 = 34,
-                   .w = 330,
-                   .h = 190,
-                   .title = "Self-play speed",
-                   .xlabel = "generation",
-                   .ylabel = "games per hour"};
-    gen_axis(&p, n);
-    view_nice_range(tmp + n, m, 5, 0, &p.ylo, &p.yhi, &p.ytick);
-    plot_open(b, 410, 320, "Self-play games per hour");
-    vg_plot_frame(b, &p);
+    vg_plot_t p = gen_plot(b, "Self-play speed", "games per hour", "Self-play games per hour", 320,
+                           n, tmp + n, m, 0);
     double bw = fmin(28, p.w / (n + 1) * 0.7);
     for (int g = 0; g < n; g++)
         if (isfinite(tmp[g]))
