@@ -30,10 +30,7 @@ for it in 1 2 3 4 5 6 7; do
     fi
     pid=$!
     sleep "$((RANDOM % 2)).$((RANDOM % 9 + 1))$((RANDOM % 10))"
-    kill -KILL $(ps -o pid= -s "$pid") 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -z "$(ps -o pid= -s "$pid")" ] && break; sleep 0.2; done
-    [ -z "$(ps -o pid= -s "$pid")" ] || fail "processes of the killed run are still alive"
+    kill_session "$pid"
     kills=$((kills + 1))
     j="$T/run.book.journal"
     if [ -s "$j" ] && [ "$it" = 3 ] && [ "$(stat -c %s "$j")" -gt 100 ]; then

@@ -27,11 +27,7 @@ for it in 1 2 3 4 5 6 7 8; do
     fi
     pid=$!
     sleep "$((RANDOM % 2)).$((RANDOM % 9 + 1))$((RANDOM % 10))"
-    # Everything of the run's session at once: mpirun puts ranks in their own groups.
-    kill -KILL $(ps -o pid= -s "$pid") 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -z "$(ps -o pid= -s "$pid")" ] && break; sleep 0.2; done
-    [ -z "$(ps -o pid= -s "$pid")" ] || fail "processes of the killed run are still alive"
+    kill_session "$pid"
     kills=$((kills + 1))
     shard=$(ls "$T"/run/shard-*.gkz 2>/dev/null | head -1 || true)
     if [ -n "$shard" ] && [ -s "$shard" ] && [ "$it" = 3 ]; then
