@@ -295,6 +295,23 @@ static void say(const loop_t *L, const char *fmt, ...) {
     fflush(stdout);
 }
 
+/* A generation's record before any phase: what its phases measure unknown (NaN), its
+ * self-play with the weights of generation best. */
+static train_gen_t fresh_gen(int best) {
+    return (train_gen_t){.best_before = best,
+                         .best_after = best,
+                         .elo = NAN,
+                         .elo_lo = NAN,
+                         .elo_hi = NAN,
+                         .lelo = NAN,
+                         .lelo_lo = NAN,
+                         .lelo_hi = NAN,
+                         .val_before = NAN,
+                         .val_after = NAN,
+                         .train_before = NAN,
+                         .train_after = NAN};
+}
+
 /* Rank 0: creates the run or reads it back; checks the settings. */
 static int open_run(loop_t *L, char *err, size_t errcap) {
     const train_opts_t *o = L->o;
@@ -347,16 +364,10 @@ static int open_run(loop_t *L, char *err, size_t errcap) {
     s->fingerprint = fp;
     snprintf(s->settings, sizeof s->settings, "%s", text);
     s->ngen = 1;
-    s->gen[0] = (train_gen_t){.phases = TRAIN_PH_ALL,
-                              .promoted = 1,
-                              .ladder = 1,
-                              .val_before = NAN,
-                              .val_after = NAN,
-                              .train_before = NAN,
-                              .train_after = NAN,
-                              .elo = NAN,
-                              .elo_lo = NAN,
-                              .elo_hi = NAN};
+    s->gen[0] = fresh_gen(0); /* the start: every phase done, on the ladder at 0 */
+    s->gen[0].phases = TRAIN_PH_ALL;
+    s->gen[0].promoted = s->gen[0].ladder = 1;
+    s->gen[0].lelo = s->gen[0].lelo_lo = s->gen[0].lelo_hi = 0;
     say(L, "new run in %s", o->dir);
     return train_state_save(o->dir, s, err, errcap);
 }
@@ -518,19 +529,7 @@ static int next_step(loop_t *L, int *g) {
     train_gen_t *last = &s->gen[s->ngen - 1];
     if (last->phases == TRAIN_PH_ALL) {
         if (s->ngen - 1 >= L->o->generations || s->ngen > TRAIN_MAX_GENERATIONS) return STEP_DONE;
-        int best = last->best_after;
-        s->gen[s->ngen] = (train_gen_t){.best_before = best,
-                                        .best_after = best,
-                                        .elo = NAN,
-                                        .elo_lo = NAN,
-                                        .elo_hi = NAN,
-                                        .lelo = NAN,
-                                        .lelo_lo = NAN,
-                                        .lelo_hi = NAN,
-                                        .val_before = NAN,
-                                        .val_after = NAN,
-                                        .train_before = NAN,
-                                        .train_after = NAN};
+        s->gen[s->ngen] = fresh_gen(last->best_after);
         s->ngen++;
         last = &s->gen[s->ngen - 1];
     }
