@@ -264,15 +264,22 @@ static void gen_table(gk_sb_t *b, const view_train_t *t) {
     gk_sb_puts(b, "</table>\n");
 }
 
-int view_train_html(gk_sb_t *out, const view_train_t *t, char *err, size_t errcap) {
+/* The plots' working space for t: x[ngen] and tmp[7 ngen + 2] (the caller frees both).
+ * GK_E_ARG when t has no generation. */
+static int plot_space(const view_train_t *t, double **x, double **tmp, char *err, size_t errcap) {
+    *x = *tmp = NULL;
     GK_RETURN_IF(t->ngen < 1 || !t->gen, err, errcap, GK_E_ARG, "no generation to show");
-    double *x = malloc((size_t)t->ngen * sizeof *x);
-    double *tmp = malloc((7 * (size_t)t->ngen + 2) * sizeof *tmp);
-    if (!x || !tmp) {
-        free(x);
-        free(tmp);
-        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-    }
+    *x = malloc((size_t)t->ngen * sizeof **x);
+    *tmp = malloc((7 * (size_t)t->ngen + 2) * sizeof **tmp);
+    if (*x && *tmp) return GK_OK;
+    free(*x);
+    free(*tmp);
+    return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
+}
+
+int view_train_html(gk_sb_t *out, const view_train_t *t, char *err, size_t errcap) {
+    double *x = NULL, *tmp = NULL;
+    GK_FORWARD_IF(plot_space(t, &x, &tmp, err, errcap));
     const char *title = t->title && *t->title ? t->title : "Training run";
     double games = 0, secs = 0;
     for (int g = 0; g < t->ngen; g++)
@@ -313,14 +320,8 @@ int view_train_html(gk_sb_t *out, const view_train_t *t, char *err, size_t errca
 }
 
 int view_train_svg(gk_sb_t *out, const view_train_t *t, char *err, size_t errcap) {
-    GK_RETURN_IF(t->ngen < 1 || !t->gen, err, errcap, GK_E_ARG, "no generation to show");
-    double *x = malloc((size_t)t->ngen * sizeof *x);
-    double *tmp = malloc((7 * (size_t)t->ngen + 2) * sizeof *tmp);
-    if (!x || !tmp) {
-        free(x);
-        free(tmp);
-        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-    }
+    double *x = NULL, *tmp = NULL;
+    GK_FORWARD_IF(plot_space(t, &x, &tmp, err, errcap));
     gk_sb_puts(out, "<svg xmlns='http://www.w3.org/2000/svg' width='830' height='340' "
                     "viewBox='0 0 830 340' font-family='DejaVu Sans, Verdana, sans-serif' "
                     "role='img' aria-label='");
