@@ -134,8 +134,10 @@ int cli_bad_option(const char *cmd, int argc, char **argv);
  * (repeatable) or its synonym `--mcts`, the same list as in an `mcts:` player spec;
  * --playouts and --time are the two budgets every command has.  With CLI_SEARCH_FLAGS
  * every parameter is also a flag of its own, `--NAME V` with '-' for '_' (analyse, bench:
- * there `--threads` and `--seed` are the search's).  A parameter set twice is refused. */
-enum { CLI_SEARCH_WEIGHTS = 1, CLI_SEARCH_FLAGS = 2 };
+ * there `--threads` and `--seed` are the search's).  A parameter set twice is refused.
+ * With CLI_SEARCH_NO_TIME there is no --time (train: its budget is playouts; the command
+ * refuses time= in a list itself). */
+enum { CLI_SEARCH_WEIGHTS = 1, CLI_SEARCH_FLAGS = 2, CLI_SEARCH_NO_TIME = 4 };
 #define CLI_OPT_PLAYOUTS 0x1101
 #define CLI_OPT_TIME     0x1102
 #define CLI_OPT_SET      0x1103

@@ -11,6 +11,7 @@
 #include "../eval/eval.h"
 #include "../games/record.h"
 #include "../search/mcts.h"
+#include "../search/turn.h"
 #include "cli.h"
 
 const char cmd_analyse_summary[] =
@@ -149,64 +150,13 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     return 0;
 }
 
-/* A complete move (the actions of one turn) found in a variation. */
-typedef struct amove {
-    gk_action_t seq[GK_MAX_TURN];
-    int n;
-    int policy; /* trailing actions not in the tree, chosen by the policy to end the turn */
-    char text[GK_MOVE_TEXT_MAX];
-} amove_t;
-
-/* Ends the turn of q (in the middle of it) with the policy's choices: a winning action,
- * else the highest logit.  The search's tree did not reach that far. */
-static void end_turn(gk_pos_t *q, amove_t *mv, const ev_weights_t *w) {
-    gk_action_t acts[GK_MAX_ACTIONS];
-    float logits[GK_MAX_ACTIONS];
-    uint8_t outc[GK_MAX_ACTIONS];
-    while (q->in_turn != 0 && !gk_over(q) && mv->n < GK_MAX_TURN) {
-        int n = gk_gen(q, acts), b = 0;
-        if (n <= 0) break;
-        ev_policy_logits(w, q, acts, n, logits, outc);
-        for (int i = 1; i < n; i++)
-            if ((outc[i] == EV_CHILD_WIN) > (outc[b] == EV_CHILD_WIN) ||
-                ((outc[i] == EV_CHILD_WIN) == (outc[b] == EV_CHILD_WIN) && logits[i] > logits[b]))
-                b = i;
-        mv->seq[mv->n++] = acts[b];
-        mv->policy++;
-        gk_play(q, acts[b]);
-    }
-}
-
-/* Cuts the variation acts[0..n) from pos into complete moves out[0..cap): a move goes on
- * while the same side is to move.  When w is not NULL a last move cut off in the middle of
- * its turn is ended by the policy (end_turn); otherwise it stays as it is.  Returns the
- * number of moves. */
-static int to_moves(const gk_pos_t *pos, const gk_action_t *acts, int n, const ev_weights_t *w,
-                    amove_t *out, int cap) {
-    gk_pos_t q = *pos;
-    int k = 0, i = 0;
-    while (i < n && k < cap && !gk_over(&q)) {
-        amove_t *mv = &out[k++];
-        gk_pos_t start = q;
-        mv->n = mv->policy = 0;
-        do {
-            mv->seq[mv->n++] = acts[i];
-            gk_play(&q, acts[i++]);
-        } while (i < n && q.in_turn != 0 && !gk_over(&q) && mv->n < GK_MAX_TURN);
-        if (w && i == n) end_turn(&q, mv, w);
-        if (gk_game_of(&start)->move_text(&start, mv->seq, mv->n, mv->text, sizeof mv->text) < 0)
-            snprintf(mv->text, sizeof mv->text, "?");
-    }
-    return k;
-}
-
 /* The variation of the i-th child of res (its own, or just its action past MCTS_MULTIPV) as
  * complete moves.  Returns their number. */
 static int child_moves(const gk_pos_t *pos, const mcts_result_t *res, int i, const ev_weights_t *w,
-                       amove_t *out, int cap) {
+                       turn_move_t *out, int cap) {
     if (i < res->npv && res->child_pv_len[i])
-        return to_moves(pos, res->child_pv[i], res->child_pv_len[i], w, out, cap);
-    return to_moves(pos, &res->children[i].action, 1, w, out, cap);
+        return turn_moves(pos, NULL, 0, res->child_pv[i], res->child_pv_len[i], w, out, cap);
+    return turn_moves(pos, NULL, 0, &res->children[i].action, 1, w, out, cap);
 }
 
 static void json_actions(const gk_pos_t *pos, const gk_action_t *acts, int n) {
@@ -222,7 +172,7 @@ static void json_actions(const gk_pos_t *pos, const gk_action_t *acts, int n) {
     putchar(']');
 }
 
-static void json_moves(const amove_t *mv, int n) {
+static void json_moves(const turn_move_t *mv, int n) {
     putchar('[');
     for (int i = 0; i < n; i++) {
         if (i) putchar(',');
@@ -234,9 +184,9 @@ static void json_moves(const amove_t *mv, int n) {
 /* The report's view of the result: the best move, the PV and the top children's lines as
  * complete moves (heap: a few hundred kB). */
 typedef struct view {
-    amove_t pv[MCTS_MAX_PV];
+    turn_move_t pv[MCTS_MAX_PV];
     int npv;
-    amove_t line[MCTS_CHILD_PV];
+    turn_move_t line[MCTS_CHILD_PV];
 } view_t;
 
 static void print_json(const gk_pos_t *pos, const char *ptext, view_t *v, const mcts_result_t *res,
@@ -341,13 +291,13 @@ typedef struct info_ctx {
     const gk_pos_t *pos;
     const ev_weights_t *w;
     int json;
-    amove_t pv[MCTS_MAX_PV];
+    turn_move_t pv[MCTS_MAX_PV];
 } info_ctx_t;
 
 /* One info line on stderr with the search so far (called from the searching thread). */
 static void on_info(const mcts_result_t *r, void *ctx) {
     info_ctx_t *c = ctx;
-    int n = to_moves(c->pos, r->pv, r->pv_len, c->w, c->pv, MCTS_MAX_PV);
+    int n = turn_moves(c->pos, NULL, 0, r->pv, r->pv_len, c->w, c->pv, MCTS_MAX_PV);
     double rate = r->seconds > 0 ? (double)r->playouts / r->seconds : 0.0;
     if (c->json) {
         fprintf(stderr,
@@ -427,7 +377,7 @@ static int analyse(const gk_pos_t *pos, const gk_hist_t *hist, const cli_search_
         gk_sb_free(&bsb);
         return CLI_FAIL;
     }
-    v->npv = to_moves(pos, res->pv, res->pv_len, w, v->pv, MCTS_MAX_PV);
+    v->npv = turn_moves(pos, NULL, 0, res->pv, res->pv_len, w, v->pv, MCTS_MAX_PV);
     int shown = res->nchildren < o->top ? res->nchildren : (int)o->top;
     if (o->json)
         print_json(pos, ptext, v, res, shown, o->book ? bsb.p : NULL, w);
@@ -457,12 +407,12 @@ static mcts_t *batch_search(const cli_search_t *s, const ev_weights_t *w) {
 
 /* What the analysis says of one move of a record. */
 typedef struct turn_note {
-    float before;  /* the mover's win probability before the move (the search's value) */
-    float after;   /* after it: 1 - the next search's value, or the game's result */
-    int has_after; /* after is known */
-    amove_t best;  /* the engine's preferred move */
-    int differs;   /* best is not the move played */
-    char glyph[3]; /* "?", "??" or "" */
+    float before;     /* the mover's win probability before the move (the search's value) */
+    float after;      /* after it: 1 - the next search's value, or the game's result */
+    int has_after;    /* after is known */
+    turn_move_t best; /* the engine's preferred move */
+    int differs;      /* best is not the move played */
+    char glyph[3];    /* "?", "??" or "" */
     char note[2 * GK_MOVE_TEXT_MAX];
 } turn_note_t;
 
@@ -489,7 +439,7 @@ static int record_search(const gk_record_t *rec, mcts_t *m, const mcts_limits_t 
         if (i == rec->nmoves) break;
         turn_note_t *n = &nt[i];
         n->before = res->value, done = i + 1;
-        if (to_moves(&pos, res->pv, res->pv_len, w, &n->best, 1) < 1) n->best.n = 0;
+        if (turn_moves(&pos, NULL, 0, res->pv, res->pv_len, w, &n->best, 1) < 1) n->best.n = 0;
         const gk_action_t *seq = rec->actions + rec->move_start[i];
         int len = rec->move_start[i + 1] - rec->move_start[i];
         n->differs = n->best.n != len || memcmp(n->best.seq, seq, sizeof *seq * (size_t)len);

@@ -72,48 +72,102 @@ static const char help[] =
 
 #define CMD "book"
 
-enum {
-    O_LOGS = 0x2001,
-    O_MERGE,
-    O_OUT,
-    O_MAXTURNS,
-    O_MINGAMES,
-    O_NODES,
-    O_PLAYOUTS,
-    O_TIME,
-    O_SEED,
-    O_ALPHA,
-    O_WIDTH,
-    O_BATCH,
-    O_THREADS,
-    O_PCOST,
-    O_WEIGHTS,
-    O_MCTS,
-    O_CKPT,
-    O_QUIET,
-    O_STOPST,
-    O_JSON,
-    O_MAXERR,
-    O_TOTERR,
-    O_TURNS,
-    O_BALANCED,
-    O_COUNT,
-    O_PROBES,
-    O_TEMP,
-    O_RANDOM,
-};
+/* ---- options: each subcommand's own are a table of rows, read by cli_getopt ---- */
 
-/* The one BOOK argument after the options, or NULL (reported). */
-static const char *book_arg(const char *sub, int argc, char **argv) {
-    if (optind >= argc) {
+enum { BO_STR, BO_ON, BO_INT, BO_LONG, BO_U64, BO_SEED, BO_DOUBLE, BO_PATHS };
+
+/* A repeatable path option (at most 256). */
+typedef struct paths {
+    const char *p[256];
+    int n;
+} paths_t;
+
+/* One option: its flag, how its value is read ([lo, hi] for numbers) and where it goes
+ * (const char **, bool *, int *, long *, uint64_t *, double *, paths_t *). */
+typedef struct bopt {
+    const char *name;
+    int kind;
+    void *dst;
+    double lo, hi;
+    bool *given; /* set when the option is given; may be NULL */
+} bopt_t;
+
+#define BOPT_MAX   20
+#define BOPT_FIRST 0x2001
+typedef struct bopts {
+    const bopt_t *row;
+    int n;
+    struct option opts[BOPT_MAX + 1];
+} bopts_t;
+
+static int bopt_take(const char *cmd, void *state, int opt, const char *arg) {
+    const bopts_t *t = state;
+    if (opt < BOPT_FIRST || opt >= BOPT_FIRST + t->n) return 0;
+    const bopt_t *r = &t->row[opt - BOPT_FIRST];
+    char flag[40];
+    snprintf(flag, sizeof flag, "--%s", r->name);
+    long v;
+    int bad = 0;
+    switch (r->kind) {
+    case BO_STR: *(const char **)r->dst = arg; break;
+    case BO_ON: *(bool *)r->dst = true; break;
+    case BO_INT:
+        if (!(bad = cli_parse_long(cmd, flag, arg, (long)r->lo, (long)r->hi, &v)))
+            *(int *)r->dst = (int)v;
+        break;
+    case BO_LONG: bad = cli_parse_long(cmd, flag, arg, (long)r->lo, (long)r->hi, r->dst); break;
+    case BO_U64:
+        bad = cli_parse_u64_in(cmd, flag, arg, (uint64_t)r->lo, (uint64_t)r->hi, r->dst);
+        break;
+    case BO_SEED: bad = cli_parse_u64(cmd, flag, arg, r->dst); break;
+    case BO_DOUBLE: bad = cli_parse_double(cmd, flag, arg, r->lo, r->hi, r->dst); break;
+    case BO_PATHS: {
+        paths_t *l = r->dst;
+        if (l->n == 256) {
+            cli_error(cmd, "build: more than 256 %s", flag);
+            return -1;
+        }
+        l->p[l->n++] = arg;
+        break;
+    }
+    }
+    if (bad) return -1;
+    if (r->given) *r->given = true;
+    return 1;
+}
+
+/* Reads a subcommand's options: the position options when po is not NULL, then its own
+ * rows[0..n).  Returns -1 when the subcommand goes on, its operands from argv[*first];
+ * otherwise its exit status: CLI_OK after printing the help, CLI_USAGE after reporting. */
+static int book_getopt(int argc, char **argv, cli_pos_opts_t *po, const bopt_t *rows, int n,
+                       int *first) {
+    bopts_t t = {.row = rows, .n = n};
+    for (int i = 0; i < n && i < BOPT_MAX; i++)
+        t.opts[i] =
+            (struct option){rows[i].name, rows[i].kind == BO_ON ? no_argument : required_argument,
+                            0, BOPT_FIRST + i};
+    cli_group_t g[2];
+    int ng = 0;
+    if (po) g[ng++] = cli_pos_group(po);
+    g[ng++] = (cli_group_t){t.opts, bopt_take, &t};
+    int rc = cli_getopt(CMD, argc, argv, g, ng, -1, first);
+    if (rc != CLI_HELP) return rc ? rc : -1;
+    fputs(help, stdout);
+    return CLI_OK;
+}
+#define NROWS(rows) ((int)(sizeof(rows) / sizeof *(rows)))
+
+/* The one BOOK operand of argv[first..argc), or NULL (reported). */
+static const char *book_arg(const char *sub, int argc, char **argv, int first) {
+    if (first >= argc) {
         cli_error(CMD, "%s: which book? (gounki book %s BOOK ...)", sub, sub);
         return NULL;
     }
-    if (optind + 1 < argc) {
-        cli_error(CMD, "%s: unexpected argument '%s'", sub, argv[optind + 1]);
+    if (first + 1 < argc) {
+        cli_error(CMD, "%s: unexpected argument '%s'", sub, argv[first + 1]);
         return NULL;
     }
-    return argv[optind];
+    return argv[first];
 }
 
 static const char *rules_text(const gk_rules_t *r, char *buf, size_t cap) {
@@ -235,59 +289,23 @@ static void note_merge(bk_book_t *b, const bk_book_t *m, const char *path, bool 
     }
 }
 
-/* One more path of a repeatable option (at most 256). */
-static int add_path(const char **list, int *n, const char *flag, const char *path) {
-    if (*n == 256) {
-        cli_error(CMD, "build: more than 256 %s", flag);
-        return -1;
-    }
-    list[(*n)++] = path;
-    return 0;
-}
-
 static int sub_build(int argc, char **argv) {
-    static const struct option opts[] = {CLI_POS_LONGOPTS,
-                                         {"logs", required_argument, 0, O_LOGS},
-                                         {"merge", required_argument, 0, O_MERGE},
-                                         {"out", required_argument, 0, O_OUT},
-                                         {"max-turns", required_argument, 0, O_MAXTURNS},
-                                         {"min-games", required_argument, 0, O_MINGAMES},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
-    const char *logs[256], *merges[256], *out = NULL;
-    int nlogs = 0, nmerges = 0;
+    paths_t logs = {.n = 0}, merges = {.n = 0};
+    const char *out = NULL;
     long max_turns = 16, min_games = 1;
-    bool game_given = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == CLI_OPT_GAME || c == CLI_OPT_VARIANT) game_given = true;
-        int r = cli_pos_option(CMD, &po, c, optarg);
-        if (r < 0) return CLI_USAGE;
-        if (r > 0) continue;
-        switch (c) {
-        case 'h': fputs(help, stdout); return CLI_OK;
-        case O_LOGS:
-            if (add_path(logs, &nlogs, "--logs", optarg)) return CLI_USAGE;
-            break;
-        case O_MERGE:
-            if (add_path(merges, &nmerges, "--merge", optarg)) return CLI_USAGE;
-            break;
-        case O_OUT: out = optarg; break;
-        case O_MAXTURNS:
-            if (cli_parse_long(CMD, "--max-turns", optarg, 1, 65535, &max_turns)) return CLI_USAGE;
-            break;
-        case O_MINGAMES:
-            if (cli_parse_long(CMD, "--min-games", optarg, 1, 1000000000, &min_games))
-                return CLI_USAGE;
-            break;
-        default: return cli_bad_option(CMD, argc, argv);
-        }
-    }
-    if (optind != argc) {
-        cli_error(CMD, "build: unexpected argument '%s'", argv[optind]);
+    const bopt_t rows[] = {{"logs", BO_PATHS, &logs, 0, 0, NULL},
+                           {"merge", BO_PATHS, &merges, 0, 0, NULL},
+                           {"out", BO_STR, &out, 0, 0, NULL},
+                           {"max-turns", BO_LONG, &max_turns, 1, 65535, NULL},
+                           {"min-games", BO_LONG, &min_games, 1, 1000000000, NULL}};
+    int first, st = book_getopt(argc, argv, &po, rows, NROWS(rows), &first);
+    if (st >= 0) return st;
+    bool game_given = po.game || po.variant;
+    const int nlogs = logs.n, nmerges = merges.n;
+    if (first != argc) {
+        cli_error(CMD, "build: unexpected argument '%s'", argv[first]);
         return CLI_USAGE;
     }
     if (!out) {
@@ -322,7 +340,7 @@ static int sub_build(int argc, char **argv) {
     uint64_t games = 0;
     for (int i = 0; i < nmerges; i++) {
         bk_book_t m;
-        if (bk_load(merges[i], have_rules ? &rules : NULL, &m, err, sizeof err) < 0) {
+        if (bk_load(merges.p[i], have_rules ? &rules : NULL, &m, err, sizeof err) < 0) {
             cli_error(CMD, "build: --merge: %s", err);
             goto done;
         }
@@ -336,15 +354,15 @@ static int sub_build(int argc, char **argv) {
             }
         }
         int mr = bk_merge(&b, &m, err, sizeof err);
-        note_merge(&b, &m, merges[i], mr == 0);
+        note_merge(&b, &m, merges.p[i], mr == 0);
         bk_free(&m);
         if (mr < 0) {
-            cli_error(CMD, "build: --merge %s: %s", merges[i], err);
+            cli_error(CMD, "build: --merge %s: %s", merges.p[i], err);
             goto done;
         }
     }
     for (int i = 0; i < nlogs; i++) {
-        if (add_logs(logs[i], &b, &have_rules, &rules, (int)max_turns, &games, err, sizeof err) <
+        if (add_logs(logs.p[i], &b, &have_rules, &rules, (int)max_turns, &games, err, sizeof err) <
             0) {
             cli_error(CMD, "build: %s", err);
             goto done;
@@ -394,22 +412,6 @@ static int expand_param(void *ctx, const char *name, const char *value, char *er
 }
 
 static int sub_expand(int argc, char **argv) {
-    static const struct option opts[] = {{"nodes", required_argument, 0, O_NODES},
-                                         {"playouts", required_argument, 0, O_PLAYOUTS},
-                                         {"time", required_argument, 0, O_TIME},
-                                         {"seed", required_argument, 0, O_SEED},
-                                         {"alpha", required_argument, 0, O_ALPHA},
-                                         {"width", required_argument, 0, O_WIDTH},
-                                         {"batch", required_argument, 0, O_BATCH},
-                                         {"threads", required_argument, 0, O_THREADS},
-                                         {"policy-cost", required_argument, 0, O_PCOST},
-                                         {"weights", required_argument, 0, O_WEIGHTS},
-                                         {"mcts", required_argument, 0, O_MCTS},
-                                         {"checkpoint", required_argument, 0, O_CKPT},
-                                         {"quiet", no_argument, 0, O_QUIET},
-                                         {"stop-status", required_argument, 0, O_STOPST},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     bx_opts_t o;
     memset(&o, 0, sizeof o);
     o.playouts = 800;
@@ -423,63 +425,24 @@ static int sub_expand(int argc, char **argv) {
     mcts_params_default(&o.mcts);
     const char *mcts = NULL;
     bool have_nodes = false, have_playouts = false;
-    long lv, stop_status = 3; /* --stop-status: exit status of a stop by a signal */
-    double dv;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h': fputs(help, stdout); return CLI_OK;
-        case O_NODES:
-            if (cli_parse_u64_in(CMD, "--nodes", optarg, 1, BK_MAX_NODES, &o.nodes))
-                return CLI_USAGE;
-            have_nodes = true;
-            break;
-        case O_PLAYOUTS:
-            if (cli_parse_u64_in(CMD, "--playouts", optarg, 1, 100000000, &o.playouts))
-                return CLI_USAGE;
-            have_playouts = true;
-            break;
-        case O_TIME:
-            if (cli_parse_double(CMD, "--time", optarg, 0.001, 86400, &o.time_s)) return CLI_USAGE;
-            break;
-        case O_SEED:
-            if (cli_parse_u64(CMD, "--seed", optarg, &o.seed)) return CLI_USAGE;
-            break;
-        case O_ALPHA:
-            if (cli_parse_double(CMD, "--alpha", optarg, 0, 1e6, &o.sel.alpha)) return CLI_USAGE;
-            break;
-        case O_WIDTH:
-            if (cli_parse_long(CMD, "--width", optarg, 0, GK_MAX_ACTIONS, &lv)) return CLI_USAGE;
-            o.sel.width = (int)lv;
-            break;
-        case O_BATCH:
-            if (cli_parse_long(CMD, "--batch", optarg, 1, BK_MAX_BATCH / 2, &lv)) return CLI_USAGE;
-            o.batch = (int)lv;
-            break;
-        case O_THREADS:
-            if (cli_parse_long(CMD, "--threads", optarg, 1, 1024, &lv)) return CLI_USAGE;
-            o.threads = (int)lv;
-            break;
-        case O_PCOST:
-            if (cli_parse_double(CMD, "--policy-cost", optarg, 0, 1e6, &dv)) return CLI_USAGE;
-            o.sel.policy_cost = dv;
-            break;
-        case O_WEIGHTS: o.weights = optarg; break;
-        case O_MCTS: mcts = optarg; break;
-        case O_CKPT:
-            if (cli_parse_double(CMD, "--checkpoint", optarg, 0, 1e7, &o.checkpoint_s))
-                return CLI_USAGE;
-            break;
-        case O_QUIET: o.quiet = true; break;
-        case O_STOPST:
-            if (cli_parse_long(CMD, "--stop-status", optarg, 0, 125, &stop_status))
-                return CLI_USAGE;
-            break;
-        default: return cli_bad_option(CMD, argc, argv);
-        }
-    }
-    o.book = book_arg("expand", argc, argv);
+    long stop_status = 3; /* --stop-status: exit status of a stop by a signal */
+    const bopt_t rows[] = {{"nodes", BO_U64, &o.nodes, 1, BK_MAX_NODES, &have_nodes},
+                           {"playouts", BO_U64, &o.playouts, 1, 100000000, &have_playouts},
+                           {"time", BO_DOUBLE, &o.time_s, 0.001, 86400, NULL},
+                           {"seed", BO_SEED, &o.seed, 0, 0, NULL},
+                           {"alpha", BO_DOUBLE, &o.sel.alpha, 0, 1e6, NULL},
+                           {"width", BO_INT, &o.sel.width, 0, GK_MAX_ACTIONS, NULL},
+                           {"batch", BO_INT, &o.batch, 1, BK_MAX_BATCH / 2, NULL},
+                           {"threads", BO_INT, &o.threads, 1, 1024, NULL},
+                           {"policy-cost", BO_DOUBLE, &o.sel.policy_cost, 0, 1e6, NULL},
+                           {"weights", BO_STR, &o.weights, 0, 0, NULL},
+                           {"mcts", BO_STR, &mcts, 0, 0, NULL},
+                           {"checkpoint", BO_DOUBLE, &o.checkpoint_s, 0, 1e7, NULL},
+                           {"quiet", BO_ON, &o.quiet, 0, 0, NULL},
+                           {"stop-status", BO_LONG, &stop_status, 0, 125, NULL}};
+    int first, st = book_getopt(argc, argv, NULL, rows, NROWS(rows), &first);
+    if (st >= 0) return st;
+    o.book = book_arg("expand", argc, argv, first);
     if (!o.book) return CLI_USAGE;
     if (!have_nodes) {
         cli_error(CMD, "expand: --nodes N is required (the book's target size)");
@@ -533,27 +496,14 @@ static int load_book(const char *sub, const char *path, bk_book_t *b) {
 }
 
 static int sub_show(int argc, char **argv) {
-    static const struct option opts[] = {CLI_POS_LONGOPTS,
-                                         {"json", no_argument, 0, O_JSON},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     cli_pos_opts_t po;
     cli_pos_defaults(&po);
-    bool json = false, game_given = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == CLI_OPT_GAME || c == CLI_OPT_VARIANT) game_given = true;
-        int r = cli_pos_option(CMD, &po, c, optarg);
-        if (r < 0) return CLI_USAGE;
-        if (r > 0) continue;
-        switch (c) {
-        case 'h': fputs(help, stdout); return CLI_OK;
-        case O_JSON: json = true; break;
-        default: return cli_bad_option(CMD, argc, argv);
-        }
-    }
-    const char *path = book_arg("show", argc, argv);
+    bool json = false;
+    const bopt_t rows[] = {{"json", BO_ON, &json, 0, 0, NULL}};
+    int first, st = book_getopt(argc, argv, &po, rows, NROWS(rows), &first);
+    if (st >= 0) return st;
+    bool game_given = po.game || po.variant;
+    const char *path = book_arg("show", argc, argv, first);
     if (!path) return CLI_USAGE;
     bk_book_t b;
     int rc = load_book("show", path, &b);
@@ -593,17 +543,9 @@ done:
 /* ------------------------------------------------------------------ stats */
 
 static int sub_stats(int argc, char **argv) {
-    static const struct option opts[] = {{"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            fputs(help, stdout);
-            return CLI_OK;
-        }
-        return cli_bad_option(CMD, argc, argv);
-    }
-    const char *path = book_arg("stats", argc, argv);
+    int first, st = book_getopt(argc, argv, NULL, NULL, 0, &first);
+    if (st >= 0) return st;
+    const char *path = book_arg("stats", argc, argv, first);
     if (!path) return CLI_USAGE;
     bk_book_t b;
     double t0 = gk_now_s();
@@ -689,46 +631,19 @@ static int sub_stats(int argc, char **argv) {
 /* ------------------------------------------------------------------ lines */
 
 static int sub_lines(int argc, char **argv) {
-    static const struct option opts[] = {{"out", required_argument, 0, O_OUT},
-                                         {"max-error", required_argument, 0, O_MAXERR},
-                                         {"total-error", required_argument, 0, O_TOTERR},
-                                         {"turns", required_argument, 0, O_TURNS},
-                                         {"balanced", required_argument, 0, O_BALANCED},
-                                         {"count", required_argument, 0, O_COUNT},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     bk_lines_opts_t lo = {.max_error = 0.1, .total_error = 0.2, .turns = 0, .balanced = -1};
     const char *out = NULL;
-    long lv;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h': fputs(help, stdout); return CLI_OK;
-        case O_OUT: out = optarg; break;
-        case O_MAXERR:
-            if (cli_parse_double(CMD, "--max-error", optarg, 0, 2, &lo.max_error)) return CLI_USAGE;
-            break;
-        case O_TOTERR:
-            if (cli_parse_double(CMD, "--total-error", optarg, 0, 1e6, &lo.total_error))
-                return CLI_USAGE;
-            break;
-        case O_TURNS:
-            if (cli_parse_long(CMD, "--turns", optarg, 0, 65535, &lv)) return CLI_USAGE;
-            lo.turns = (int)lv;
-            break;
-        case O_BALANCED:
-            if (cli_parse_double(CMD, "--balanced", optarg, 0, 1, &lo.balanced)) return CLI_USAGE;
-            break;
-        case O_COUNT:
-            if (cli_parse_long(CMD, "--count", optarg, 1, (OL_MAX_LINES - 1), &lv))
-                return CLI_USAGE;
-            lo.count = (uint32_t)lv;
-            break;
-        default: return cli_bad_option(CMD, argc, argv);
-        }
-    }
-    const char *path = book_arg("lines", argc, argv);
+    long count = 0;
+    const bopt_t rows[] = {{"out", BO_STR, &out, 0, 0, NULL},
+                           {"max-error", BO_DOUBLE, &lo.max_error, 0, 2, NULL},
+                           {"total-error", BO_DOUBLE, &lo.total_error, 0, 1e6, NULL},
+                           {"turns", BO_INT, &lo.turns, 0, 65535, NULL},
+                           {"balanced", BO_DOUBLE, &lo.balanced, 0, 1, NULL},
+                           {"count", BO_LONG, &count, 1, OL_MAX_LINES - 1, NULL}};
+    int first, st = book_getopt(argc, argv, NULL, rows, NROWS(rows), &first);
+    if (st >= 0) return st;
+    lo.count = (uint32_t)count;
+    const char *path = book_arg("lines", argc, argv, first);
     if (!path) return CLI_USAGE;
     if (!out) {
         cli_error(CMD, "lines: --out FILE is required");
@@ -786,22 +701,11 @@ done:
 /* ------------------------------------------------------------------ bench */
 
 static int sub_bench(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"probes", required_argument, 0, O_PROBES}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
     uint64_t probes = 20000000;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h': fputs(help, stdout); return CLI_OK;
-        case O_PROBES:
-            if (cli_parse_u64_in(CMD, "--probes", optarg, 1, 1000000000000ull, &probes))
-                return CLI_USAGE;
-            break;
-        default: return cli_bad_option(CMD, argc, argv);
-        }
-    }
-    const char *path = book_arg("bench", argc, argv);
+    const bopt_t rows[] = {{"probes", BO_U64, &probes, 1, 1000000000000.0, NULL}};
+    int first, st = book_getopt(argc, argv, NULL, rows, NROWS(rows), &first);
+    if (st >= 0) return st;
+    const char *path = book_arg("bench", argc, argv, first);
     if (!path) return CLI_USAGE;
     bk_book_t b;
     double loads[3];
@@ -900,41 +804,17 @@ static int cmp_float(const void *a, const void *b) {
 }
 
 static int sub_sample(int argc, char **argv) {
-    static const struct option opts[] = {{"count", required_argument, 0, O_COUNT},
-                                         {"temperature", required_argument, 0, O_TEMP},
-                                         {"random", required_argument, 0, O_RANDOM},
-                                         {"playouts", required_argument, 0, O_PLAYOUTS},
-                                         {"seed", required_argument, 0, O_SEED},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
     long count = 10000, random_turns = -1, playouts = 0;
     double temp = 0.1;
     uint64_t seed = 1;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'h': fputs(help, stdout); return CLI_OK;
-        case O_COUNT:
-            if (cli_parse_long(CMD, "--count", optarg, 1, 10000000, &count)) return CLI_USAGE;
-            break;
-        case O_TEMP:
-            if (cli_parse_double(CMD, "--temperature", optarg, 0, 100, &temp)) return CLI_USAGE;
-            break;
-        case O_RANDOM:
-            if (cli_parse_long(CMD, "--random", optarg, 0, 1000, &random_turns)) return CLI_USAGE;
-            break;
-        case O_PLAYOUTS:
-            if (cli_parse_long(CMD, "--playouts", optarg, 1, 100000000, &playouts))
-                return CLI_USAGE;
-            break;
-        case O_SEED:
-            if (cli_parse_u64(CMD, "--seed", optarg, &seed)) return CLI_USAGE;
-            break;
-        default: return cli_bad_option(CMD, argc, argv);
-        }
-    }
-    const char *path = book_arg("sample", argc, argv);
+    const bopt_t rows[] = {{"count", BO_LONG, &count, 1, 10000000, NULL},
+                           {"temperature", BO_DOUBLE, &temp, 0, 100, NULL},
+                           {"random", BO_LONG, &random_turns, 0, 1000, NULL},
+                           {"playouts", BO_LONG, &playouts, 1, 100000000, NULL},
+                           {"seed", BO_SEED, &seed, 0, 0, NULL}};
+    int first, st = book_getopt(argc, argv, NULL, rows, NROWS(rows), &first);
+    if (st >= 0) return st;
+    const char *path = book_arg("sample", argc, argv, first);
     if (!path) return CLI_USAGE;
     bk_book_t b;
     int rc = load_book("sample", path, &b);

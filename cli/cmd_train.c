@@ -20,7 +20,7 @@ static void on_signal(int sig) {
     stop_flag = 1;
 }
 
-static void usage(FILE *f) {
+static void usage(FILE *f, const cli_search_t *sr) {
     fputs("usage: [mpirun -np R] gounki train --run DIR [options]\n"
           "\n"
           "Each generation: self-play with the best weights on every rank, tune on the last\n"
@@ -36,7 +36,6 @@ static void usage(FILE *f) {
           "  --run DIR          run directory (created; resumed when it exists)\n"
           "  --generations G    finish this many generations (default 4)\n"
           "  --games N          self-play games per generation (default 200)\n"
-          "  --playouts P       playouts per action, self-play and matches (default 200)\n"
           "  --openings O       random:K (K random turns; K alone says the same) or none,\n"
           "                     self-play and matches (default random:4)\n"
           "  --match-games M    gating match games, even (default 100)\n" CLI_SPRT_HELP
@@ -57,23 +56,17 @@ static void usage(FILE *f) {
           "the tuner (as for 'gounki tune'):\n",
           f);
     cli_tune_help(f);
+    fputs("the search of self-play and the matches (a resumed run needs the same; seed= is\n"
+          "drawn from --seed, threads= is per game, out of --threads):\n",
+          f);
+    cli_search_help(f, sr);
     fputs("\nOutput: DIR/report.txt (table), DIR/ladder.svg (plot), DIR/report.html (the\n"
           "page, with sample games of each generation in DIR/games/), DIR/state.txt (resume),\n"
           "DIR/gen-GGG/{logs,weights.txt,match.txt}.\n",
           f);
 }
 
-enum {
-    O_GENS = 0x2001,
-    O_PLAYOUTS,
-    O_MATCH,
-    O_GATE,
-    O_LADDER,
-    O_WINDOW,
-    O_FROM,
-    O_THREADS0,
-    O_PGENS
-};
+enum { O_GENS = 0x2001, O_MATCH, O_GATE, O_LADDER, O_WINDOW, O_FROM, O_THREADS0, O_PGENS };
 
 static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     train_opts_t *o = state;
@@ -84,10 +77,6 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     case O_GENS:
         if (cli_parse_long(cmd, "--generations", arg, 1, TRAIN_MAX_GENERATIONS, &v)) return -1;
         o->generations = (int)v;
-        return 1;
-    case O_PLAYOUTS:
-        if (cli_parse_long(cmd, "--playouts", arg, 1, 100000000, &v)) return -1;
-        o->playouts = (int)v;
         return 1;
     case O_MATCH:
     case O_LADDER: {
@@ -124,13 +113,37 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     return 0;
 }
 
+/* The search options into o: a playout budget (--playouts, or --set playouts=), the
+ * parameters, nodes= and early_stop=; the seed and budgets in time are refused. */
+static int take_search(const cli_search_t *sr, train_opts_t *o) {
+    const mcts_config_t *c = &sr->cfg;
+    if (mcts_config_isset(c, "seed")) {
+        cli_error(CMD, "seed: train seeds each game's search from --seed and the game");
+        return CLI_USAGE;
+    }
+    if (mcts_config_isset(c, "time") || mcts_config_isset(c, "clock") ||
+        mcts_config_isset(c, "inc")) {
+        cli_error(CMD, "train plays a playout budget (--playouts): a budget in time would make "
+                       "its generations irreproducible");
+        return CLI_USAGE;
+    }
+    if (c->l.playouts < 1 || c->l.playouts > 100000000) {
+        cli_error(CMD, "--playouts: %llu is out of range [1, 100000000]",
+                  (unsigned long long)c->l.playouts);
+        return CLI_USAGE;
+    }
+    o->playouts = (int)c->l.playouts;
+    o->mcts = c->p;
+    o->limits = c->l;
+    return CLI_OK;
+}
+
 /* Reads the options into o.  Every rank parses the same argv; only rank 0 reports. */
-static int options(int argc, char **argv, train_opts_t *o, int rank) {
+static int options(int argc, char **argv, train_opts_t *o, cli_search_t *sr, int rank) {
     static const struct option run_opts[] = {CLI_LONGOPT_RUN,   CLI_LONGOPT_GAMES,
                                              CLI_LONGOPT_SEED,  CLI_LONGOPT_THREADS,
                                              CLI_LONGOPT_QUIET, {0, 0, 0, 0}};
     static const struct option own_opts[] = {{"generations", required_argument, 0, O_GENS},
-                                             {"playouts", required_argument, 0, O_PLAYOUTS},
                                              {"match-games", required_argument, 0, O_MATCH},
                                              {"gate", required_argument, 0, O_GATE},
                                              {"ladder-games", required_argument, 0, O_LADDER},
@@ -157,9 +170,11 @@ static int options(int argc, char **argv, train_opts_t *o, int rank) {
     cli_sprt_init(&sprt, &o->sprt_params);
     const cli_group_t groups[] = {cli_pos_group(&po),       cli_run_group(&run),
                                   cli_openings_group(&op),  cli_sprt_group(&sprt),
-                                  cli_tune_group(&o->tune), {own_opts, own_take, o}};
-    int first, rc = cli_getopt(CMD, argc, argv, groups, 6, 0, &first);
+                                  cli_tune_group(&o->tune), cli_search_group(sr),
+                                  {own_opts, own_take, o}};
+    int first, rc = cli_getopt(CMD, argc, argv, groups, 7, 0, &first);
     if (rc) return rc;
+    if ((rc = take_search(sr, o))) return rc;
     if (!run.dir) {
         cli_error(CMD, "--run DIR is required (see 'gounki train --help')");
         return CLI_USAGE;
@@ -184,9 +199,13 @@ int cmd_train(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     train_opts_t o;
     train_opts_default(&o);
-    int rc = options(argc, argv, &o, rank);
+    mcts_limits_t lim = o.limits;
+    lim.playouts = (uint64_t)o.playouts;
+    cli_search_t sr;
+    cli_search_init(&sr, &o.mcts, &lim, CLI_SEARCH_NO_TIME);
+    int rc = options(argc, argv, &o, &sr, rank);
     if (rc == CLI_HELP) {
-        if (rank == 0) usage(stdout);
+        if (rank == 0) usage(stdout, &sr);
         rc = CLI_OK;
     } else if (rc == CLI_OK) {
         cli_catch_stop_signals(on_signal, false);

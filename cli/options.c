@@ -19,7 +19,8 @@ void cli_search_init(cli_search_t *s, const mcts_params_t *p, const mcts_limits_
     s->flags = flags;
     int n = 0;
     s->opts[n++] = (struct option){"playouts", required_argument, 0, CLI_OPT_PLAYOUTS};
-    s->opts[n++] = (struct option){"time", required_argument, 0, CLI_OPT_TIME};
+    if (!(flags & CLI_SEARCH_NO_TIME))
+        s->opts[n++] = (struct option){"time", required_argument, 0, CLI_OPT_TIME};
     s->opts[n++] = (struct option){"set", required_argument, 0, CLI_OPT_SET};
     s->opts[n++] = (struct option){"mcts", required_argument, 0, CLI_OPT_MCTS};
     if (flags & CLI_SEARCH_WEIGHTS)
@@ -81,12 +82,18 @@ int cli_search_finish(const char *cmd, cli_search_t *s) {
 }
 
 void cli_search_help(FILE *f, const cli_search_t *s) {
-    fprintf(f,
-            "  --playouts N       playouts per move (default %llu; 0 = no limit)\n"
-            "  --time S           seconds per move (default %s; alone, it is the only limit)\n"
-            "  --set NAME=V,...   search parameters by name, as in an mcts: player spec\n"
-            "                     (repeatable; listed below); --mcts is the same\n",
-            (unsigned long long)s->def.l.playouts, s->def.l.time_s > 0 ? "set" : "none");
+    if (s->flags & CLI_SEARCH_NO_TIME)
+        fprintf(f, "  --playouts N       playouts per move (default %llu)\n",
+                (unsigned long long)s->def.l.playouts);
+    else
+        fprintf(f,
+                "  --playouts N       playouts per move (default %llu; 0 = no limit)\n"
+                "  --time S           seconds per move (default %s; alone, it is the only "
+                "limit)\n",
+                (unsigned long long)s->def.l.playouts, s->def.l.time_s > 0 ? "set" : "none");
+    fputs("  --set NAME=V,...   search parameters by name, as in an mcts: player spec\n"
+          "                     (repeatable; listed below); --mcts is the same\n",
+          f);
     if (s->flags & CLI_SEARCH_WEIGHTS)
         fputs("  --weights FILE     evaluation weights (default: the shipped ones of the game)\n",
               f);

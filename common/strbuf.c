@@ -113,20 +113,28 @@ void gk_sb_put_xml(gk_sb_t *b, const char *s) {
     }
 }
 
-void gk_sb_put_json(gk_sb_t *b, const char *s) {
+static void put_json(gk_sb_t *b, const char *s, bool script) {
     gk_sb_putc(b, '"');
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
         if (c == '"' || c == '\\') {
             gk_sb_putc(b, '\\');
             gk_sb_putc(b, (char)c);
-        } else if (c < 0x20) {
+        } else if (c < 0x20 || (script && (c == '<' || c == '>' || c == '&'))) {
             gk_sb_printf(b, "\\u%04x", c);
         } else {
             gk_sb_putc(b, (char)c);
         }
     }
     gk_sb_putc(b, '"');
+}
+
+void gk_sb_put_json(gk_sb_t *b, const char *s) {
+    put_json(b, s, false);
+}
+
+void gk_sb_put_json_script(gk_sb_t *b, const char *s) {
+    put_json(b, s, true);
 }
 
 long gk_sb_len(const gk_sb_t *b) {

@@ -39,6 +39,9 @@ void gk_sb_putc(gk_sb_t *b, char c);
 void gk_sb_put_xml(gk_sb_t *b, const char *s);
 /* Appends s as a JSON string, with its quotes. */
 void gk_sb_put_json(gk_sb_t *b, const char *s);
+/* The same, safe inside an HTML <script> element: '<', '>' and '&' written as \u escapes
+ * too, so that no text can end the element ("</script>"). */
+void gk_sb_put_json_script(gk_sb_t *b, const char *s);
 
 /* Length of the text, or -1 when something did not fit. */
 long gk_sb_len(const gk_sb_t *b);

@@ -11,6 +11,7 @@
 #include "baselines.h"
 #include "mcts.h"
 #include "params.h"
+#include "turn.h"
 #include "../common/status.h"
 
 #define SPEC_MAX 1024
@@ -316,26 +317,19 @@ int player_new_game(player_t *pl, uint64_t seed) {
     return 0;
 }
 
-/* Appends the text of actions seq[0..n-1] played from p to buf. */
-/* Appends the variation seq[0..n) from p to buf as complete moves (the actions of one
- * turn together, in the game's move notation); a turn the variation leaves unfinished is
- * written as far as it goes. */
+/* Appends the variation seq[0..n) from p to buf as complete moves (turn_moves: the
+ * actions of one turn together; a turn the variation leaves unfinished as far as it
+ * goes), each after a space, as many whole moves as fit. */
 static void append_line(const gk_pos_t *p, const gk_action_t *seq, int n, char *buf, size_t cap) {
-    const gk_game_t *g = gk_game_of(p);
-    gk_pos_t q = *p;
+    turn_move_t mv[MCTS_MAX_PV];
+    int k = turn_moves(p, NULL, 0, seq, n, NULL, mv, MCTS_MAX_PV);
     size_t len = strlen(buf);
-    int i = 0;
-    while (i < n && !gk_over(&q)) {
-        gk_pos_t start = q;
-        int k = i;
-        do gk_play(&q, seq[i++]);
-        while (i < n && q.in_turn != 0 && !gk_over(&q) && i - k < GK_MAX_TURN);
-        char t[GK_MOVE_TEXT_MAX];
-        if (g->move_text(&start, seq + k, i - k, t, sizeof t) < 0) break;
-        if (len + strlen(t) + 2 >= cap) break;
+    for (int i = 0; i < k && strcmp(mv[i].text, "?"); i++) {
+        size_t t = strlen(mv[i].text);
+        if (len + t + 2 >= cap) break;
         buf[len++] = ' ';
-        memcpy(buf + len, t, strlen(t) + 1);
-        len += strlen(t);
+        memcpy(buf + len, mv[i].text, t + 1);
+        len += t;
     }
 }
 

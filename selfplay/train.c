@@ -35,7 +35,65 @@ void train_opts_default(train_opts_t *o) {
     o->window = 2;
     o->seed = 1;
     o->threads = 0;
+    sp_settings_t d;
+    sp_settings_default(&d, GK_GAME_GOUNKI); /* the search's defaults are every game's */
+    o->mcts = d.mcts;
+    o->limits = d.limits;
     tune_run_opts_default(&o->tune);
+}
+
+/* The search parameters of o that differ from self-play's defaults, as a NAME=VALUE list
+ * that an mcts: player spec reads ("" when none): the same text goes into the matches'
+ * specs and the settings fingerprint.  Returns 0, or -1 when cap is too small. */
+static int search_text(const train_opts_t *o, char *buf, size_t cap) {
+    sp_settings_t d;
+    sp_settings_default(&d, o->rules.game);
+    size_t n = 0;
+    buf[0] = 0;
+    for (int i = 0; i < mcts_param_count(); i++) {
+        const mcts_param_info_t *r = mcts_param_at(i);
+        if (r->limit ? strcmp(r->name, "nodes") && strcmp(r->name, "early_stop")
+                     : !strcmp(r->name, "seed"))
+            continue; /* not read (see train.h) */
+        const char *v =
+            (const char *)(r->limit ? (const void *)&o->limits : (const void *)&o->mcts);
+        const char *dv = (const char *)(r->limit ? (const void *)&d.limits : (const void *)&d.mcts);
+        v += r->offset, dv += r->offset;
+        char val[64];
+        switch (r->kind) {
+        case MCTS_PK_FLOAT:
+            if (*(const float *)v == *(const float *)dv) continue;
+            snprintf(val, sizeof val, "%.9g", (double)*(const float *)v);
+            break;
+        case MCTS_PK_DOUBLE:
+            if (*(const double *)v == *(const double *)dv) continue;
+            snprintf(val, sizeof val, "%.17g", *(const double *)v);
+            break;
+        case MCTS_PK_U64:
+            if (*(const uint64_t *)v == *(const uint64_t *)dv) continue;
+            snprintf(val, sizeof val, "%llu", (unsigned long long)*(const uint64_t *)v);
+            break;
+        case MCTS_PK_BOOL:
+            if (*(const bool *)v == *(const bool *)dv) continue;
+            snprintf(val, sizeof val, "%s", *(const bool *)v ? "on" : "off");
+            break;
+        default: { /* INT, ENUM (the index of its choice) */
+            int k = *(const int *)v;
+            if (k == *(const int *)dv) continue;
+            if (r->kind == MCTS_PK_ENUM) { /* the choice's name, as a spec writes it */
+                const char *c = r->choices;
+                for (int j = 0; j < k && c; j++) c = strchr(c, '|') ? strchr(c, '|') + 1 : NULL;
+                snprintf(val, sizeof val, "%.*s", c ? (int)strcspn(c, "|") : 0, c ? c : "");
+            } else {
+                snprintf(val, sizeof val, "%d", k);
+            }
+        }
+        }
+        int w = snprintf(buf + n, cap - n, "%s%s=%s", n ? "," : "", r->name, val);
+        if (w < 0 || (size_t)w >= cap - n) return -1;
+        n += (size_t)w;
+    }
+    return 0;
 }
 
 static void gen_dir(const char *dir, int g, char *buf, size_t cap) {
@@ -74,6 +132,9 @@ static size_t settings_text(const train_opts_t *o, uint64_t start_hash, char *t)
     /* added later: only when set, so that older runs keep their fingerprint */
     if (o->policy_gens > 0 && n > 0 && (size_t)n < cap)
         n += snprintf(t + n, cap - (size_t)n, " pgens %d", o->policy_gens);
+    char search[512];
+    if (search_text(o, search, sizeof search) == 0 && search[0] && n > 0 && (size_t)n < cap)
+        n += snprintf(t + n, cap - (size_t)n, " search %s", search);
     return n > 0 && (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
@@ -104,6 +165,7 @@ static const char *const setting_flag[][2] = {
     {"fitk", "--keep-scale"},
     {"min", "--min-positions"},
     {"pgens", "--policy-gens"},
+    {"search", "--set"},
 };
 
 static const char *flag_of(const char *key, size_t len) {
@@ -137,7 +199,19 @@ static void settings_difference(const char *run, const char *ours, char *out, si
         if (flag_of(pb, lb)) kb = pb;
         if (la != lb || memcmp(pa, pb, la)) {
             const char *key = kb ? kb : ka;
-            if (!key || (ka && kb && strcspn(ka, " ") != strcspn(kb, " "))) break;
+            if (!key) break;
+            size_t lka = ka ? strcspn(ka, " ") : 0, lkb = kb ? strcspn(kb, " ") : 0;
+            if (lka != lkb || memcmp(ka, kb, lka)) {
+                /* A key on one side only: the settings added later are written only when
+                 * set (settings_text), so the other side has that setting's default. */
+                const char *k = kb == pb ? kb : ka == pa ? ka : NULL;
+                if (!k) break;
+                char v[160] = "";
+                values_of(k, v, sizeof v);
+                snprintf(out, cap, "%s differs (here %s, the run's %s)",
+                         flag_of(k, strcspn(k, " ")), k == kb ? v : "none", k == kb ? "none" : v);
+                return;
+            }
             char va[160] = "", vb[160] = "";
             values_of(ka, va, sizeof va);
             values_of(kb, vb, sizeof vb);
@@ -222,6 +296,23 @@ static void say(const loop_t *L, const char *fmt, ...) {
     fflush(stdout);
 }
 
+/* A generation's record before any phase: what its phases measure unknown (NaN), its
+ * self-play with the weights of generation best. */
+static train_gen_t fresh_gen(int best) {
+    return (train_gen_t){.best_before = best,
+                         .best_after = best,
+                         .elo = NAN,
+                         .elo_lo = NAN,
+                         .elo_hi = NAN,
+                         .lelo = NAN,
+                         .lelo_lo = NAN,
+                         .lelo_hi = NAN,
+                         .val_before = NAN,
+                         .val_after = NAN,
+                         .train_before = NAN,
+                         .train_after = NAN};
+}
+
 /* Rank 0: creates the run or reads it back; checks the settings. */
 static int open_run(loop_t *L, char *err, size_t errcap) {
     const train_opts_t *o = L->o;
@@ -274,16 +365,10 @@ static int open_run(loop_t *L, char *err, size_t errcap) {
     s->fingerprint = fp;
     snprintf(s->settings, sizeof s->settings, "%s", text);
     s->ngen = 1;
-    s->gen[0] = (train_gen_t){.phases = TRAIN_PH_ALL,
-                              .promoted = 1,
-                              .ladder = 1,
-                              .val_before = NAN,
-                              .val_after = NAN,
-                              .train_before = NAN,
-                              .train_after = NAN,
-                              .elo = NAN,
-                              .elo_lo = NAN,
-                              .elo_hi = NAN};
+    s->gen[0] = fresh_gen(0); /* the start: every phase done, on the ladder at 0 */
+    s->gen[0].phases = TRAIN_PH_ALL;
+    s->gen[0].promoted = s->gen[0].ladder = 1;
+    s->gen[0].lelo = s->gen[0].lelo_lo = s->gen[0].lelo_hi = 0;
     say(L, "new run in %s", o->dir);
     return train_state_save(o->dir, s, err, errcap);
 }
@@ -349,11 +434,15 @@ static int phase_tune(loop_t *L, int g, char *err, size_t errcap) {
 static int play_match(loop_t *L, int a, int b, int games, bool sprt, uint64_t seed,
                       match_stats_t *st, char *err, size_t errcap) {
     const train_opts_t *o = L->o;
-    char wa[1200], wb[1200], sa[1400], sb[1400];
+    char wa[1200], wb[1200], sa[1800], sb[1800];
     gen_weights(o->dir, a, wa, sizeof wa);
     gen_weights(o->dir, b, wb, sizeof wb);
-    snprintf(sa, sizeof sa, "mcts:playouts=%d,weights=%s", o->playouts, wa);
-    snprintf(sb, sizeof sb, "mcts:playouts=%d,weights=%s", o->playouts, wb);
+    char search[512];
+    GK_RETURN_IF(search_text(o, search, sizeof search - 1), err, errcap, GK_E_INVALID,
+                 "--set: too many search parameters");
+    if (search[0]) strcat(search, ",");
+    snprintf(sa, sizeof sa, "mcts:playouts=%d,%sweights=%s", o->playouts, search, wa);
+    snprintf(sb, sizeof sb, "mcts:playouts=%d,%sweights=%s", o->playouts, search, wb);
     match_opts_t mo;
     memset(&mo, 0, sizeof mo);
     mo.spec_a = sa;
@@ -441,19 +530,7 @@ static int next_step(loop_t *L, int *g) {
     train_gen_t *last = &s->gen[s->ngen - 1];
     if (last->phases == TRAIN_PH_ALL) {
         if (s->ngen - 1 >= L->o->generations || s->ngen > TRAIN_MAX_GENERATIONS) return STEP_DONE;
-        int best = last->best_after;
-        s->gen[s->ngen] = (train_gen_t){.best_before = best,
-                                        .best_after = best,
-                                        .elo = NAN,
-                                        .elo_lo = NAN,
-                                        .elo_hi = NAN,
-                                        .lelo = NAN,
-                                        .lelo_lo = NAN,
-                                        .lelo_hi = NAN,
-                                        .val_before = NAN,
-                                        .val_after = NAN,
-                                        .train_before = NAN,
-                                        .train_after = NAN};
+        s->gen[s->ngen] = fresh_gen(last->best_after);
         s->ngen++;
         last = &s->gen[s->ngen - 1];
     }
@@ -476,13 +553,17 @@ static int phase_selfplay(loop_t *L, int g, char *err, size_t errcap) {
     ro.set.rules = o->rules;
     ro.set.seed = gk_seed_mix(o->seed, 3 * (uint64_t)g);
     GK_FORWARD_IF(ev_weights_load(wpath, o->rules.game, &ro.set.weights, err, errcap));
+    ro.set.mcts = o->mcts;
     ro.set.limits.playouts = (uint64_t)o->playouts;
+    ro.set.limits.nodes = o->limits.nodes;
+    ro.set.limits.early_stop = o->limits.early_stop;
     ro.set.limits.time_s = 0;
     ro.set.open_kind = o->openings > 0 ? GL_OPEN_RANDOM : GL_OPEN_NONE;
     ro.set.open_turns = o->openings;
     ro.games = (uint64_t)o->games;
     ro.dir = logs;
-    ro.games_at_once = L->threads;
+    ro.games_at_once = L->threads / (o->mcts.threads > 1 ? o->mcts.threads : 1);
+    if (ro.games_at_once < 1) ro.games_at_once = 1;
     ro.quiet = o->quiet;
     ro.stats = true;
     ro.stop = o->stop;

@@ -45,6 +45,8 @@
 #include <stdio.h>
 
 #include "../eval/tune.h"
+#include "../search/mcts.h"
+#include "../view/view.h"
 #include "elo.h"
 
 #define TRAIN_MAX_GENERATIONS 999
@@ -57,9 +59,15 @@ typedef struct train_opts {
     int generations;  /* run until this many generations are finished */
     int games;        /* self-play games per generation */
     int playouts;     /* per action, self-play and matches */
-    int openings;     /* random opening turns, self-play and matches */
-    int match_games;  /* gating match games (even); the SPRT's cap with sprt */
-    bool sprt;        /* gate by SPRT */
+    /* The search of self-play and of the matches (threads: per game; seed: from the
+     * run's): what differs from sp_settings_default()'s goes into both and into the
+     * settings fingerprint.  Of the limits only nodes and early_stop are read (playouts
+     * is the field above; budgets in time would make the games irreproducible). */
+    mcts_params_t mcts;
+    mcts_limits_t limits;
+    int openings;    /* random opening turns, self-play and matches */
+    int match_games; /* gating match games (even); the SPRT's cap with sprt */
+    bool sprt;       /* gate by SPRT */
     elo_sprt_t sprt_params;
     int gate;         /* TRAIN_GATE_* when !sprt */
     int ladder_games; /* promoted vs generation 0; 0 = no ladder matches */
@@ -130,10 +138,14 @@ int train_state_parse(const char *text, size_t len, train_state_t *s, char *err,
 int train_state_save(const char *dir, const train_state_t *s, char *err, size_t errcap);
 int train_state_load(const char *dir, train_state_t *s, char *err, size_t errcap);
 
-/* Writes DIR/report.txt, DIR/ladder.svg and the page DIR/report.html (view_train_write,
- * with a few sample games of each generation's self-play as pages under DIR/games/) from
- * the state; also prints the report table to out when out is not NULL.  Returns 0 or a negative
- * code with a reason. */
+/* The numbers of the training page (view/view.h) of generations 0 .. s->ngen - 1 into
+ * gen (no sample games). */
+void train_view_gens(const train_state_t *s, view_train_gen_t *gen);
+
+/* Writes DIR/report.txt, DIR/ladder.svg (view_train_svg) and the page DIR/report.html
+ * (view_train_write, with a few sample games of each generation's self-play as pages under
+ * DIR/games/) from the state; also prints the report table to out when out is not NULL.  Returns 0
+ * or a negative code with a reason. */
 int train_report(const char *dir, const train_state_t *s, FILE *out, char *err, size_t errcap);
 
 #endif

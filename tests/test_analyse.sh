@@ -4,11 +4,7 @@
 # and --infinite, --record and --positions, and one-line errors with the right exit codes
 # (2 usage, 1 bad data).
 set -u
-fail=0
-T=${TMPDIR:-/tmp}/test_analyse.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/lib.sh"
 expect_rc() { # expect_rc CODE DESCRIPTION -- command...
     local want=$1 what=$2
     shift 3

@@ -34,14 +34,6 @@ static const char *act(const gk_pos_t *p, gk_action_t a) {
     return buf;
 }
 
-static int is_legal(const gk_pos_t *p, gk_action_t a) {
-    gk_action_t list[GK_MAX_ACTIONS];
-    int n = gk_gen(p, list);
-    for (int i = 0; i < n; i++)
-        if (list[i] == a) return 1;
-    return 0;
-}
-
 static void test_classic(void) {
     gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     gk_pos_t p;
@@ -73,7 +65,7 @@ static void test_random(void) {
     gk_action_t first = bl_random(&p, 1);
     for (uint64_t s = 1; s < 200; s++) {
         gk_action_t a = bl_random(&p, s);
-        check("random: legal", is_legal(&p, a));
+        check("random: legal", gk_is_legal(&p, a));
         check("random: same seed, same action", a == bl_random(&p, s));
         seen_other |= a != first;
     }
@@ -97,7 +89,7 @@ static void test_greedy(void) {
     gk_rules_t rg = {GK_GAME_GOBS, 0, GK_DEFAULT_TURN_LIMIT};
     gk_game_by_id(GK_GAME_GOBS)->setup(&p, &rg);
     for (uint64_t s = 0; s < 5; s++)
-        check("greedy gobs: legal", is_legal(&p, bl_greedy(&ev, &p, s, NULL)));
+        check("greedy gobs: legal", gk_is_legal(&p, bl_greedy(&ev, &p, s, NULL)));
 }
 
 static void test_ab(void) {
@@ -140,7 +132,7 @@ static void test_ab(void) {
     ab_search(s, &p, NULL, &lim, &r);
     ab_clear(s);
     ab_search(s, &p, NULL, &lim, &r2);
-    check("ab: legal from the start", is_legal(&p, r.best));
+    check("ab: legal from the start", gk_is_legal(&p, r.best));
     check("ab: deterministic", r.best == r2.best && r.score == r2.score && r.nodes == r2.nodes);
     check("ab: depth reached", r.depth == 4);
     check("ab: pv starts with the move", r.npv >= 1 && r.pv[0] == r.best);
@@ -150,7 +142,7 @@ static void test_ab(void) {
     /* A time limit stops the search and still returns a legal move. */
     ab_limits_t tl = {.depth = 0, .time_s = 0.05};
     ab_search(s, &p, NULL, &tl, &r);
-    check("ab: timed search legal", is_legal(&p, r.best) && r.seconds < 1.0);
+    check("ab: timed search legal", gk_is_legal(&p, r.best) && r.seconds < 1.0);
 
     /* Gobs: actions of jump chains are ordinary nodes. */
     gk_rules_t rg = {GK_GAME_GOBS, 0, GK_DEFAULT_TURN_LIMIT};
@@ -159,7 +151,7 @@ static void test_ab(void) {
     lim.depth = 2;
     for (int t = 0; t < 12 && g && !gk_over(&p); t++) {
         check("ab gobs: search ok", ab_search(g, &p, NULL, &lim, &r) == 0);
-        check("ab gobs: legal", is_legal(&p, r.best));
+        check("ab gobs: legal", gk_is_legal(&p, r.best));
         gk_play(&p, r.best);
     }
     ab_free(g);

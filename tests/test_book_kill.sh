@@ -7,12 +7,7 @@
 # must be the very book of a run that was never interrupted, and SIGTERM must stop a run
 # cleanly (exit 3) with nothing lost.
 set -euo pipefail
-G=${GOUNKI:?}
-SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
 SEED=${KILL_SEED:-$(( $(date +%s) % 100000 ))}
 RANDOM=$SEED
 echo "test_book_kill: random seed $SEED (KILL_SEED=$SEED to repeat)"
@@ -35,10 +30,7 @@ for it in 1 2 3 4 5 6 7; do
     fi
     pid=$!
     sleep "$((RANDOM % 2)).$((RANDOM % 9 + 1))$((RANDOM % 10))"
-    kill -KILL $(ps -o pid= -s "$pid") 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -z "$(ps -o pid= -s "$pid")" ] && break; sleep 0.2; done
-    [ -z "$(ps -o pid= -s "$pid")" ] || fail "processes of the killed run are still alive"
+    kill_session "$pid"
     kills=$((kills + 1))
     j="$T/run.book.journal"
     if [ -s "$j" ] && [ "$it" = 3 ] && [ "$(stat -c %s "$j")" -gt 100 ]; then

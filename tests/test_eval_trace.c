@@ -21,6 +21,7 @@
 #include "games/gobs.h"
 #include "games/gounki.h"
 #include "check.h"
+#include "search_util.h"
 
 /* The same position with colours swapped and the board turned half a turn. */
 static void rotate(const gk_pos_t *p, gk_pos_t *q) {
@@ -47,17 +48,6 @@ static void rotate(const gk_pos_t *p, gk_pos_t *q) {
         q->aux[GOBS_AUX_COUNT + 1] = p->aux[GOBS_AUX_COUNT + 0];
     }
     q->hash = gk_game_by_id(p->game)->hash_full(q);
-}
-
-static int wins_now(const gk_pos_t *p) {
-    gk_action_t l[GK_MAX_ACTIONS];
-    int n = gk_gen(p, l);
-    for (int i = 0; i < n; i++) {
-        gk_pos_t q = *p;
-        gk_play(&q, l[i]);
-        if (gk_over(&q) && gk_result_for(&q, p->stm) > 0) return 1;
-    }
-    return 0;
 }
 
 static int exit_stacks(const gk_pos_t *p, int side) {
@@ -88,7 +78,7 @@ static void check_position(const gk_pos_t *p, const ev_weights_t *w, int *exits_
     float v = ev_value(w, p);
     CHECK(v > 0.0f && v < 1.0f, "value %g of an unfinished position", (double)v);
     if (p->game == GK_GAME_GOUNKI) {
-        int wn = wins_now(p);
+        int wn = test_wins_now(p);
         CHECK(f[ev_feature_index(0, "exit_now")] == (float)wn, "exit_now %g but wins_now %d",
               (double)f[ev_feature_index(0, "exit_now")], wn);
         int t = exit_stacks(p, p->stm ^ 1);
@@ -128,7 +118,7 @@ static void check_position(const gk_pos_t *p, const ev_weights_t *w, int *exits_
         CHECK(out[i] == expect, "outcome %d, expected %d", out[i], expect);
     }
     CHECK(fabs(sum - 1.0) < 1e-4, "priors sum to %g", sum);
-    if (p->game == GK_GAME_GOUNKI && wins_now(p))
+    if (p->game == GK_GAME_GOUNKI && test_wins_now(p))
         CHECK(out[best] == EV_CHILD_WIN, "the largest prior is not a winning action");
     free(pri);
     free(lg);

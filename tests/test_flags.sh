@@ -4,16 +4,8 @@
 # that give the same result, exit status 2 for a usage error and 1 for a bad weight file everywhere, a position
 # string that selects its own game, and Gobs moves typed with spaces.
 set -u
-fail=0
-T=${TMPDIR:-/tmp}/test_flags.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
-G=$GOUNKI
+. "$(dirname "$0")/lib.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-# Sanitizer builds: Open MPI (selfplay, train) does not free its own memory.
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-bad() { echo "FAIL: $*"; fail=1; }
 # expect CODE TEXT command...: exit status CODE, and (CODE != 0) one line on stderr with TEXT
 expect() {
     local want=$1 text=$2

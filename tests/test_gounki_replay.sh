@@ -3,11 +3,8 @@
 # gounki.org / boardspace styles, the record writer read back, and bad records, each
 # rejected with one line naming the line, turn, move text and reason, exit 1.
 set -u
-fail=0
+. "$(dirname "$0")/lib.sh"
 FIX=$SRC/tests/fixtures/gounki
-T=${TMPDIR:-/tmp}/gounki_replay.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
 
 check() { # name, condition already evaluated as $?
     if [ "$2" -ne 0 ]; then echo "FAIL: $1"; fail=1; else echo "ok: $1"; fi

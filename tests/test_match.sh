@@ -2,11 +2,7 @@
 # tests/test_match.sh -- `gounki match`: determinism across thread counts, records,
 # SPRT early stop, Gobs, and one-line errors with exit 2 on bad input.
 set -u
-fail=0
-T=${TMPDIR:-/tmp}/test_match.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/lib.sh"
 
 # The summary without its timing line (time is the one thing allowed to differ).
 summary() { grep -E '^(result|pairs|white won|A - B|SPRT)' "$1"; }

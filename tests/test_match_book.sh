@@ -2,8 +2,7 @@
 # tests/test_match_book.sh -- `gounki match --book`: every pair opens with a book line
 # (both games of a pair the same line), bad books and non-start positions are refused.
 set -u
-T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
+. "$(dirname "$0")/lib.sh"
 printf 'gkopenings 1\ngame gounki\nf2-f3 h8-h7+\na1-b1+ c8-b7+ e2-d3\nb2-b3 a7-a6\n' > "$T/book.txt"
 "$GOUNKI" match --a mcts:playouts=50 --b greedy --games 6 --book "$T/book.txt" --threads 1 \
   --quiet --pgn "$T/m.txt" > "$T/out" 2>&1 || fail "match with a book: $(cat "$T/out")"

@@ -2,13 +2,9 @@
 # tests/test_match_mt.sh -- matches with games in parallel and with multithreaded searches
 # inside parallel games (nested OpenMP); run under ThreadSanitizer by CI ("_mt").
 set -u
+. "$(dirname "$0")/lib.sh"
 # libomp itself is not instrumented: without this TSan reports its internal locking.
 export TSAN_OPTIONS="${TSAN_OPTIONS:-} ignore_noninstrumented_modules=1"
-fail=0
-T=${TMPDIR:-/tmp}/test_match_mt.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
 summary() { grep -E '^(result|pairs|white won|A - B)' "$1"; }
 
 # Deterministic players: the same results with 1 and 2 games at once.

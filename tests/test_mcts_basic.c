@@ -15,38 +15,13 @@
 #include "games/game.h"
 #include "search/mcts.h"
 #include "check.h"
+#include "search_util.h"
 
 static mcts_result_t ra, rb;
 
 static void start(int game, int variant, gk_pos_t *p) {
     gk_rules_t r = {.game = (uint8_t)game, .variant = (uint8_t)variant, .turn_limit = 300};
     gk_game_by_id(game)->setup(p, &r);
-}
-
-static void walk(gk_pos_t *p, int n, uint64_t seed) {
-    gk_action_t l[GK_MAX_ACTIONS];
-    for (int k = 0; k < n; k++) {
-        int m = gk_gen(p, l);
-        if (!m) return;
-        gk_pos_t q = *p;
-        gk_play(&q, l[gk_splitmix64(&seed) % (uint64_t)m]);
-        if (gk_over(&q)) return;
-        *p = q;
-    }
-}
-
-static int legal(const gk_pos_t *p, gk_action_t a) {
-    gk_action_t l[GK_MAX_ACTIONS];
-    int n = gk_gen(p, l);
-    for (int i = 0; i < n; i++)
-        if (l[i] == a) return 1;
-    return 0;
-}
-
-static uint64_t child_visits(const mcts_result_t *r) {
-    uint64_t s = 0;
-    for (int i = 0; i < r->nchildren; i++) s += r->children[i].visits;
-    return s;
 }
 
 static int search(const gk_pos_t *p, const mcts_params_t *mp, uint64_t playouts, int early,
@@ -76,7 +51,7 @@ static void test_determinism(void) {
         for (int depth = 0; depth <= 4; depth += 4) {
             gk_pos_t p;
             start(g, 0, &p);
-            walk(&p, 6, 99 + (uint64_t)g);
+            test_walk(&p, 6, 99 + (uint64_t)g);
             mcts_params_t mp;
             mcts_params_default(&mp);
             mp.tree_mb = 32;
@@ -85,9 +60,9 @@ static void test_determinism(void) {
             CHECK(search(&p, &mp, 600, 0, &ra) == 0 && search(&p, &mp, 600, 0, &rb) == 0,
                   "search failed");
             CHECK(same_result(&ra, &rb), "game %d depth %d: same seed, different result", g, depth);
-            CHECK(ra.playouts == 600 && child_visits(&ra) == 600, "visits %llu of 600 playouts",
-                  (unsigned long long)child_visits(&ra));
-            CHECK(legal(&p, ra.best) && ra.value > 0 && ra.value < 1, "bad best/value");
+            CHECK(ra.playouts == 600 && test_child_visits(&ra) == 600,
+                  "visits %llu of 600 playouts", (unsigned long long)test_child_visits(&ra));
+            CHECK(gk_is_legal(&p, ra.best) && ra.value > 0 && ra.value < 1, "bad best/value");
             for (int i = 1; i < ra.nchildren; i++)
                 CHECK(ra.children[i - 1].visits >= ra.children[i].visits ||
                           ra.children[i - 1].proof != ra.children[i].proof,
@@ -96,7 +71,7 @@ static void test_determinism(void) {
             /* The PV is a legal line. */
             gk_pos_t q = p;
             for (int i = 0; i < ra.pv_len && !gk_over(&q); i++) {
-                CHECK(legal(&q, ra.pv[i]), "illegal PV action %d", i);
+                CHECK(gk_is_legal(&q, ra.pv[i]), "illegal PV action %d", i);
                 gk_play(&q, ra.pv[i]);
             }
         }
@@ -111,9 +86,10 @@ static void test_tree_full(void) {
     mp.tree_mb = 1; /* 32768 nodes: a few hundred expansions */
     CHECK(search(&p, &mp, 4000, 0, &ra) == 0, "search failed");
     CHECK(ra.tree_full, "a 1 MiB tree did not fill up");
-    CHECK(ra.playouts == 4000 && child_visits(&ra) == 4000, "search stopped when the tree filled");
+    CHECK(ra.playouts == 4000 && test_child_visits(&ra) == 4000,
+          "search stopped when the tree filled");
     CHECK(ra.nodes <= (1u << 20) / mcts_node_bytes(), "more nodes than the arena holds");
-    CHECK(legal(&p, ra.best), "bad best with a full tree");
+    CHECK(gk_is_legal(&p, ra.best), "bad best with a full tree");
     CHECK(mcts_node_bytes() == MCTS_NODE_BYTES, "node size");
 }
 
@@ -139,8 +115,8 @@ static void test_reuse(void) {
     CHECK(mcts_advance(m, ra.pv[0]) == 0 && mcts_advance(m, ra.pv[1]) == 0, "advance failed");
     CHECK(mcts_search(m, &q, NULL, &l, &rb) == 0, "second search");
     CHECK(rb.reused > 1, "nothing reused after advance");
-    CHECK(child_visits(&rb) == rb.playouts + rb.reused - 1, "visit accounting after reuse: %llu",
-          (unsigned long long)child_visits(&rb));
+    CHECK(test_child_visits(&rb) == rb.playouts + rb.reused - 1,
+          "visit accounting after reuse: %llu", (unsigned long long)test_child_visits(&rb));
     /* Automatic: a fresh object, then a search two actions deeper without advance. */
     mcts_clear(m);
     CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0, "third search");
@@ -166,7 +142,7 @@ static void test_repetition(void) {
     /* A child position that already occurred twice in the history is a draw. */
     gk_pos_t p;
     start(GK_GAME_GOUNKI, 0, &p);
-    walk(&p, 4, 5);
+    test_walk(&p, 4, 5);
     gk_action_t l[GK_MAX_ACTIONS];
     int n = gk_gen(&p, l);
     gk_pos_t q = p;
@@ -225,7 +201,7 @@ static void test_gobs_chain(void) {
         mcts_params_default(&mp);
         mp.tree_mb = 32;
         CHECK(search(&p, &mp, 500, 1, &ra) == 0, "mid-chain search failed");
-        CHECK(legal(&p, ra.best), "mid-chain best is not legal");
+        CHECK(gk_is_legal(&p, ra.best), "mid-chain best is not legal");
         CHECK(ra.value >= 0 && ra.value <= 1, "mid-chain value");
         return;
     }
@@ -249,8 +225,8 @@ static void test_huge_turn(void) {
     int actions = 0, stm = p.stm;
     while (!gk_over(&p) && p.stm == stm && actions < GK_MAX_TURN) {
         CHECK(search(&p, &mp, 300, 1, &ra) == 0, "huge position: search failed");
-        CHECK(legal(&p, ra.best), "huge position: illegal action");
-        if (!legal(&p, ra.best)) return;
+        CHECK(gk_is_legal(&p, ra.best), "huge position: illegal action");
+        if (!gk_is_legal(&p, ra.best)) return;
         gk_play(&p, ra.best);
         actions++;
     }
@@ -273,7 +249,7 @@ static void test_sample(void) {
         for (int i = 0; i < ra.nchildren; i++)
             if (ra.children[i].action == a) zero += ra.children[i].visits == 0;
     }
-    double expect = (double)ra.children[0].visits / (double)child_visits(&ra);
+    double expect = (double)ra.children[0].visits / (double)test_child_visits(&ra);
     CHECK(fabs(count_best / 4000.0 - expect) < 0.05, "best sampled %.3f, expected %.3f",
           count_best / 4000.0, expect);
     CHECK(zero == 0, "sampled unvisited actions");

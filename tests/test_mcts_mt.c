@@ -16,35 +16,14 @@
 #include "games/game.h"
 #include "search/mcts.h"
 #include "check.h"
+#include "search_util.h"
 
 static mcts_result_t ra, rb;
 
 static void position(int game, int walk, gk_pos_t *p) {
     gk_rules_t r = {.game = (uint8_t)game, .turn_limit = 300};
     gk_game_by_id(game)->setup(p, &r);
-    uint64_t seed = 42 + (uint64_t)game;
-    gk_action_t l[GK_MAX_ACTIONS];
-    for (int k = 0; k < walk; k++) {
-        int n = gk_gen(p, l);
-        gk_pos_t q = *p;
-        gk_play(&q, l[gk_splitmix64(&seed) % (uint64_t)n]);
-        if (gk_over(&q)) break;
-        *p = q;
-    }
-}
-
-static int legal(const gk_pos_t *p, gk_action_t a) {
-    gk_action_t l[GK_MAX_ACTIONS];
-    int n = gk_gen(p, l);
-    for (int i = 0; i < n; i++)
-        if (l[i] == a) return 1;
-    return 0;
-}
-
-static uint64_t child_visits(const mcts_result_t *r) {
-    uint64_t s = 0;
-    for (int i = 0; i < r->nchildren; i++) s += r->children[i].visits;
-    return s;
+    test_walk(p, walk, 42 + (uint64_t)game);
 }
 
 static void tree_mode(int game, int threads, int tree_mb, int expect_full) {
@@ -66,9 +45,9 @@ static void tree_mode(int game, int threads, int tree_mb, int expect_full) {
     CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0, "search");
     CHECK(ra.playouts == 1500, "%d threads: %llu playouts", threads,
           (unsigned long long)ra.playouts);
-    CHECK(child_visits(&ra) == 1500, "%d threads: root children hold %llu visits", threads,
-          (unsigned long long)child_visits(&ra));
-    CHECK(legal(&p, ra.best), "illegal best");
+    CHECK(test_child_visits(&ra) == 1500, "%d threads: root children hold %llu visits", threads,
+          (unsigned long long)test_child_visits(&ra));
+    CHECK(gk_is_legal(&p, ra.best), "illegal best");
     CHECK(ra.nodes <= ((uint64_t)tree_mb << 20) / mcts_node_bytes(), "arena overrun");
     if (expect_full) CHECK(ra.tree_full, "the small arena did not fill");
     /* Reuse: our move and the expected reply, then search again with the threads. */
@@ -79,11 +58,11 @@ static void tree_mode(int game, int threads, int tree_mb, int expect_full) {
         if (!gk_over(&q)) {
             CHECK(mcts_advance(m, ra.pv[0]) == 0 && mcts_advance(m, ra.pv[1]) == 0, "advance");
             CHECK(mcts_search(m, &q, NULL, &l, &rb) == 0, "second search");
-            CHECK(rb.reused > 0 && child_visits(&rb) == rb.playouts + rb.reused - 1,
+            CHECK(rb.reused > 0 && test_child_visits(&rb) == rb.playouts + rb.reused - 1,
                   "reuse accounting: %llu children, %llu playouts, %llu reused",
-                  (unsigned long long)child_visits(&rb), (unsigned long long)rb.playouts,
+                  (unsigned long long)test_child_visits(&rb), (unsigned long long)rb.playouts,
                   (unsigned long long)rb.reused);
-            CHECK(legal(&q, rb.best), "illegal best after reuse");
+            CHECK(gk_is_legal(&q, rb.best), "illegal best after reuse");
         }
     }
     mcts_free(m);
@@ -108,8 +87,8 @@ static void root_mode(int game) {
         CHECK(m && mcts_search(m, &p, NULL, &l, k ? &rb : &ra) == 0, "root search");
         mcts_free(m);
     }
-    CHECK(ra.playouts == 1001 && child_visits(&ra) == 1001, "root mode accounting");
-    CHECK(legal(&p, ra.best), "root mode best");
+    CHECK(ra.playouts == 1001 && test_child_visits(&ra) == 1001, "root mode accounting");
+    CHECK(gk_is_legal(&p, ra.best), "root mode best");
     CHECK(ra.best == rb.best && ra.nodes == rb.nodes &&
               !memcmp(ra.children, rb.children, sizeof ra.children[0] * (size_t)ra.nchildren),
           "root mode with a playout budget is not deterministic");
@@ -133,7 +112,7 @@ static void timed(void) {
     CHECK(m && mcts_search(m, &p, NULL, &l, &ra) == 0, "timed search");
     /* Generous bound: sanitizers and a loaded machine slow everything down. */
     CHECK(ra.seconds < 2.0 && ra.playouts > 0, "0.1 s search took %.3f s", ra.seconds);
-    CHECK(child_visits(&ra) == ra.playouts, "timed accounting");
+    CHECK(test_child_visits(&ra) == ra.playouts, "timed accounting");
     mcts_free(m);
 }
 

@@ -21,17 +21,7 @@
 #include "games/gounki.h"
 #include "search/mcts.h"
 #include "check.h"
-
-static int wins_now(const gk_pos_t *p) {
-    gk_action_t l[GK_MAX_ACTIONS];
-    int n = gk_gen(p, l);
-    for (int i = 0; i < n; i++) {
-        gk_pos_t q = *p;
-        gk_play(&q, l[i]);
-        if (gk_over(&q) && gk_result_for(&q, p->stm) > 0) return 1;
-    }
-    return 0;
-}
+#include "search_util.h"
 
 /* Does action a at p win in at most 3 actions against every defence? */
 static int forces_win3(const gk_pos_t *p, gk_action_t a) {
@@ -44,7 +34,7 @@ static int forces_win3(const gk_pos_t *p, gk_action_t a) {
     for (int i = 0; i < n; i++) {
         gk_pos_t r = q;
         gk_play(&r, l[i]);
-        if (gk_over(&r) || !wins_now(&r)) return 0;
+        if (gk_over(&r) || !test_wins_now(&r)) return 0;
     }
     return 1;
 }
@@ -62,7 +52,7 @@ static int derive(const char *kind, const gk_pos_t *p, gk_action_t *out) {
         else if (!strcmp(kind, "deploy"))
             ok = gk_over(&q) && gk_result_for(&q, p->stm) > 0 && gounki_act_is_deploy(l[i]);
         else if (!strcmp(kind, "block"))
-            ok = !gk_over(&q) && !wins_now(&q);
+            ok = !gk_over(&q) && !test_wins_now(&q);
         else if (!strcmp(kind, "win2"))
             ok = forces_win3(p, l[i]);
         else
@@ -111,12 +101,12 @@ static void run_record(const record_t *r, const ev_weights_t *w, mcts_t *m, mcts
     for (int i = 0; i < nl && same; i++) same = set_has(derived, nd, listed[i]);
     CHECK(same, "%s: the listed moves (%d) differ from the exhaustive search's (%d)", r->name, nl,
           nd);
-    if (!strcmp(r->kind, "win2")) CHECK(!wins_now(&p), "%s: has a win in one", r->name);
+    if (!strcmp(r->kind, "win2")) CHECK(!test_wins_now(&p), "%s: has a win in one", r->name);
     if (!strcmp(r->kind, "block")) {
         gk_pos_t t = p;
         t.stm ^= 1;
-        CHECK(wins_now(&t), "%s: the opponent threatens nothing", r->name);
-        CHECK(!wins_now(&p), "%s: has a win in one", r->name);
+        CHECK(test_wins_now(&t), "%s: the opponent threatens nothing", r->name);
+        CHECK(!test_wins_now(&p), "%s: has a win in one", r->name);
     }
 
     mcts_limits_t lim;

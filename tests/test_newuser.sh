@@ -13,7 +13,6 @@ G=${GOUNKI:?}
 SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-bad() { echo "FAIL: $*"; fail=1; }
 
 # moves --limit N: past the limit at most N lines after the count line, plus one count.
 "$G" moves --moves a1-a2+ --limit 5 > "$T/m.out" 2>&1 || bad "moves --limit 5 failed"

@@ -2,12 +2,7 @@
 # tests/test_play.sh -- `gounki play` driven by here-documents: moves, illegal input,
 # undo, save/replay, resign, end of input, engine against engine, a Gobs jump chain.
 set -u
-fail=0
-T=${TMPDIR:-/tmp}/test_play.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
-has() { grep -q -e "$2" "$1" || bad "$3 (looked for '$2' in $1)"; }
+. "$(dirname "$0")/lib.sh"
 
 # 1. A person as White against a depth-1 alpha-beta.
 "$GOUNKI" play --human white --engine ab:depth=1,eval=classic > "$T/p1.out" 2>&1 <<IN

@@ -30,14 +30,6 @@ static void bad_spec(const char *spec, const char *must_name) {
     }
 }
 
-static int is_legal(const gk_pos_t *p, gk_action_t a) {
-    gk_action_t list[GK_MAX_ACTIONS];
-    int n = gk_gen(p, list);
-    for (int i = 0; i < n; i++)
-        if (list[i] == a) return 1;
-    return 0;
-}
-
 /* Plays up to max_actions actions of one game between a and b (a White) from the start
  * of game g; writes the actions to out; returns their number. */
 static int play(player_t *a, player_t *b, int game, uint64_t seed, int max_actions,
@@ -57,7 +49,7 @@ static int play(player_t *a, player_t *b, int game, uint64_t seed, int max_actio
             gk_apply_no_move(&p);
             break;
         }
-        if (!is_legal(&p, mv.action)) {
+        if (!gk_is_legal(&p, mv.action)) {
             printf("FAIL %s chose an illegal action\n", player_spec(pl));
             failures++;
             break;

@@ -3,14 +3,8 @@
 # given replaces the script's value of it; the run directory only as --run DIR), and a
 # tiny run through it ends with the ladder.
 set -u
-T=${TMPDIR:-/tmp}/test_run_script.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/lib.sh"
 export GK_NO_BUILD=1 GOUNKI=${GOUNKI:?} GK_RANKS=1
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 bash "$SRC/scripts/run.sh" --run "$T/r" --generations 1 --games 8 --playouts 16 \
     --match-games 4 --ladder-games 4 --threads 1 --min-positions 50 --quiet > "$T/out" 2>&1
 rc=$?

@@ -3,14 +3,8 @@
 # games still to play (leases are ranges), the first game comes within seconds, SIGTERM
 # stops it at once (exit 3), and the same command resumes the run.
 set -u
-G=${GOUNKI:?}
-T=${TMPDIR:-/tmp}/test_selfplay_huge.$$
-mkdir -p "$T"
+. "$(dirname "$0")/lib.sh"
 trap 'kill -KILL $pid 2>/dev/null; rm -rf "$T"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 
 GK_PROGRESS_EVERY=0.05 "$G" selfplay --games 1000000000 --playouts 50 --run "$T/run" \
     > "$T/out" 2>&1 &

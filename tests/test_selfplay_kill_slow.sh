@@ -5,13 +5,7 @@
 # appended).  Each restart resumes the same DIR.  At the end DIR must hold exactly the N
 # games, valid and distinct, and the very games of a run that was never interrupted.
 set -euo pipefail
-G=${GOUNKI:?}
-# Sanitizer builds: Open MPI does not free its own memory; its leaks are suppressed.
-SRC=${SRC:-$(cd "$(dirname "$0")/.." && pwd)}
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh"
 SEED=${KILL_SEED:-$(( $(date +%s) % 100000 ))}
 RANDOM=$SEED
 echo "test_selfplay_kill_slow: random seed $SEED (KILL_SEED=$SEED to repeat)"
@@ -33,11 +27,7 @@ for it in 1 2 3 4 5 6 7 8; do
     fi
     pid=$!
     sleep "$((RANDOM % 2)).$((RANDOM % 9 + 1))$((RANDOM % 10))"
-    # Everything of the run's session at once: mpirun puts ranks in their own groups.
-    kill -KILL $(ps -o pid= -s "$pid") 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-    for _ in 1 2 3 4 5 6 7 8 9 10; do [ -z "$(ps -o pid= -s "$pid")" ] && break; sleep 0.2; done
-    [ -z "$(ps -o pid= -s "$pid")" ] || fail "processes of the killed run are still alive"
+    kill_session "$pid"
     kills=$((kills + 1))
     shard=$(ls "$T"/run/shard-*.gkz 2>/dev/null | head -1 || true)
     if [ -n "$shard" ] && [ -s "$shard" ] && [ "$it" = 3 ]; then

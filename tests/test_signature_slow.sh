@@ -5,11 +5,7 @@
 # agree, misuse exits 2.  Slow: each call runs `gounki bench` twice (seconds in Release,
 # a minute under the sanitizers).
 set -u
-T=${TMPDIR:-/tmp}/test_signature.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
-fail=0
-bad() { echo "FAIL: $*"; fail=1; }
+. "$(dirname "$0")/lib.sh"
 S="$SRC/scripts/signature.sh"
 
 sig=$("$GOUNKI" bench --quiet | sed -n 's/^Bench: //p')

@@ -1,12 +1,7 @@
 #!/bin/bash
 # tests/test_solitaire_cli.sh -- `gounki solitaire`: output, exit codes, strict flags.
 set -u
-fail=0
-T=${TMPDIR:-/tmp}/test_solitaire_cli.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
-has() { grep -q -e "$2" "$1" || bad "$3 (looked for '$2' in $1)"; }
+. "$(dirname "$0")/lib.sh"
 expect_rc() { # WANT DESC ARGS...
     local want=$1 desc=$2
     shift 2

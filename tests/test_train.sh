@@ -3,18 +3,10 @@
 # several moments and resumed, must end with the same weights and report as the same run
 # left alone (every phase is deterministic); bad resumes are refused in one line.
 set -u
-G=${GOUNKI:?}
-T=${TMPDIR:-/tmp}/train_test.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
-fail=0
+. "$(dirname "$0")/lib.sh"
 root=()
 [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
 MPI=(mpirun "${root[@]}" --oversubscribe --bind-to none -np 2)
-# Sanitizer builds: Open MPI does not free its own memory; its leaks are suppressed
-# (full unwinding, so that the stacks of its plugins name libmpi).
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
 START="${SRC:?}/tests/fixtures/tune/gounki-material.txt"
 ARGS=(--generations 2 --games 24 --playouts 24 --match-games 12 --ladder-games 8 --window 2
     --policy --threads 1 --min-positions 100 --from "$START" --quiet)
@@ -111,6 +103,35 @@ fi
     { echo "FAIL: restarted run's logs: $(tail -2 "$T/early.verify")" >&2; fail=1; }
 expect_error "other settings: --seed differs (here 5, the run's 4)" "$G" train --run "$T/early" \
     "${SMALL[@]}" --min-positions 50 --seed 5
+# search parameters (--set/--mcts, as in selfplay): into every generation's self-play (its
+# manifest) and the state's settings; a resume with others, or none, is refused
+if ! "$G" train --run "$T/set" "${SMALL[@]}" --min-positions 50 --set c_puct=2 \
+    --mcts playout=random >"$T/set.out" 2>&1; then
+    echo "FAIL: train --set:" >&2
+    tail -3 "$T/set.out" >&2
+    fail=1
+fi
+grep -aq 'c_puct=2 .*playout=1 ' "$T/set/gen-001/logs/manifest.gkm" ||
+    { echo "FAIL: train --set did not reach the self-play settings" >&2; fail=1; }
+grep -q '^settings .* search c_puct=2,playout=random$' "$T/set/state.txt" ||
+    { echo "FAIL: train --set is not in the state's settings" >&2; fail=1; }
+expect_error "other settings: --set differs (here c_puct=3,playout=random, the run's c_puct=2,playout=random)" \
+    "$G" train --run "$T/set" "${SMALL[@]}" --min-positions 50 --set c_puct=3 --mcts playout=random
+expect_error "other settings: --set differs (here none, the run's c_puct=2,playout=random)" \
+    "$G" train --run "$T/set" "${SMALL[@]}" --min-positions 50
+expect_error "other settings: --set differs (here c_puct=2, the run's none)" \
+    "$G" train --run "$T/early" "${SMALL[@]}" --min-positions 50 --seed 4 --set c_puct=2
+for bad in "--set seed=3:seeds each game's search" "--set time=1:a budget in time" \
+    "--time 1:bad or incomplete option '--time'" "--playouts 0:0 is out of range" \
+    "--set c_puct=1,,fpu=0:empty item 2"; do
+    "$G" train --run "$T/never" ${bad%%:*} >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" != 2 ] || [ "$(wc -l <"$T/err")" != 1 ] || ! grep -q -- "${bad#*:}" "$T/err"; then
+        echo "FAIL: train ${bad%%:*} -> rc $rc: $(cat "$T/err")" >&2
+        fail=1
+    fi
+done
+[ -e "$T/never" ] && { echo "FAIL: a refused train command left $T/never" >&2; fail=1; }
 cp -r "$T/ref" "$T/bad"
 sed -i 's/^gen 1 phases 15/gen 1 phases 14/' "$T/bad/state.txt"
 expect_error "checksum mismatch" "$G" train --run "$T/bad" "${ARGS[@]}"

@@ -103,7 +103,8 @@ int main(void) {
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     FILE *out = tmpfile();
     CHECK(train_report(dir, &s, out, err, sizeof err) == 0, "report: %s", err);
-    char path[256], text[8192];
+    char path[256];
+    static char text[1 << 16];
     snprintf(path, sizeof path, "%s/report.txt", dir);
     FILE *f = fopen(path, "r");
     size_t k = f ? fread(text, 1, sizeof text - 1, f) : 0;
@@ -116,7 +117,8 @@ int main(void) {
     k = f ? fread(text, 1, sizeof text - 1, f) : 0;
     text[k] = 0;
     if (f) fclose(f);
-    CHECK(strstr(text, "<svg") && strstr(text, "</svg>") && strstr(text, "gen 1: +110"),
+    CHECK(strstr(text, "<svg") && strstr(text, "</g>\n</svg>\n") &&
+              strstr(text, "generation 1: +110 [+41, +185]"),
           "svg incomplete");
     if (out) fclose(out);
 

@@ -2,16 +2,7 @@
 # tests/test_tune_cli.sh -- `gounki tune` on bad input (one-line errors, nothing written)
 # and on a small real log (weights written, loadable, provenance present), for both games.
 set -u
-G=${GOUNKI:?}
-T=${TMPDIR:-/tmp}/tune_cli.$$
-mkdir -p "$T"
-trap 'rm -rf "$T"' EXIT
-fail=0
-# Sanitizer builds: self-play initialises Open MPI, which does not free its own memory;
-# its leaks are suppressed (full unwinding, so that the stacks name libmpi).
-export LSAN_OPTIONS="suppressions=${SRC:?}/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-
+. "$(dirname "$0")/lib.sh"
 # expect_error CODE PATTERN CMD...: exits with CODE, prints one stderr line matching
 # PATTERN, writes no $T/out.txt.
 expect_error() {

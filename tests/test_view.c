@@ -556,6 +556,20 @@ static void test_ladder_nothing_promoted(void) {
         CHECK(hi - lo >= 100 && lo <= -113 && hi > 0, "Elo axis %g..%g", lo, hi);
         free(s);
     }
+    /* train's ladder.svg: the same two plots in one well-formed SVG file that styles its
+     * own text (no page around it) */
+    b.n = 0;
+    CHECK(view_train_svg(&b, &t, err, sizeof err) == GK_OK);
+    const char *bad = xml_check(b.p, b.n);
+    CHECK(!bad, "ladder.svg is not well-formed: %s", bad ? bad : "");
+    CHECK(!strncmp(b.p, "<svg xmlns=", 11) && count(b.p, "<svg") == 3 &&
+              count(b.p, "</svg>") == 3 && strstr(b.p, "<style>") && strstr(b.p, ".gt{"),
+          "ladder.svg: not one SVG holding the ladder and the loss plots with their style");
+    CHECK(count(b.p, "class='rejected'") == 2 && count(b.p, "class='inf'") == 2 &&
+              strstr(b.p, "Elo ladder") && strstr(b.p, "Tuner loss"),
+          "ladder.svg: the plots differ from the page's");
+    t.ngen = 0;
+    CHECK(view_train_svg(&b, &t, err, sizeof err) == GK_E_ARG);
     gk_sb_free(&b);
 }
 
@@ -741,8 +755,8 @@ static int write_sizes(const char *dir) {
                           NULL);
 }
 
-/* The training page of a `gounki train` run: what selfplay/train_report.c does once it
- * calls view/ (the mapping from train_state_t to view_train_gen_t). */
+/* The training page of a `gounki train` run, from its state.txt (train_view_gens, as
+ * selfplay/train_report.c maps it), with settings of the caller's choice. */
 static int write_train(const char *run, const char *out, const char *settings) {
     char path[1024], err[512];
     snprintf(path, sizeof path, "%s/state.txt", run);
@@ -761,41 +775,9 @@ static int write_train(const char *run, const char *out, const char *settings) {
     }
     static view_train_gen_t gen[TRAIN_MAX_GENERATIONS + 1];
     static gl_game_t samples[TRAIN_MAX_GENERATIONS + 1][2];
+    train_view_gens(&s, gen);
     for (int g = 0; g < s.ngen; g++) {
-        const train_gen_t *r = &s.gen[g];
         view_train_gen_t *v = &gen[g];
-        int tuned = g > 0 && (r->phases & TRAIN_PH_TUNE),
-            matched = g > 0 && (r->phases & TRAIN_PH_MATCH);
-        *v = (view_train_gen_t){
-            .promoted = g == 0 || (matched && r->promoted),
-            .best_after = r->best_after,
-            .games = (double)r->games,
-            .selfplay_s = g > 0 && (r->phases & TRAIN_PH_SELFPLAY) ? r->selfplay_s : 0,
-            .positions = (double)r->positions,
-            .train_before = tuned ? r->train_before : NAN,
-            .train_after = tuned ? r->train_after : NAN,
-            .val_before = tuned ? r->val_before : NAN,
-            .val_after = tuned ? r->val_after : NAN,
-            .gate_elo = matched ? r->elo : NAN,
-            .gate_lo = matched ? r->elo_lo : NAN,
-            .gate_hi = matched ? r->elo_hi : NAN,
-            .mw = (double)r->mw,
-            .md = (double)r->md,
-            .ml = (double)r->ml,
-            .ladder_elo = g == 0      ? 0
-                          : r->ladder ? r->lelo
-                                      : NAN,
-            .ladder_lo = g == 0      ? 0
-                         : r->ladder ? r->lelo_lo
-                                     : NAN,
-            .ladder_hi = g == 0      ? 0
-                         : r->ladder ? r->lelo_hi
-                                     : NAN,
-            .chain_elo = g == 0 ? 0
-                         : matched && r->promoted && r->best_before < g
-                             ? gen[r->best_before].chain_elo + r->elo
-                             : NAN,
-        };
         if (g > 0) {
             snprintf(path, sizeof path, "%s/gen-%03d/logs", run, g);
             int n = 0;

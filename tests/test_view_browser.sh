@@ -9,23 +9,12 @@
 # of a board, a game page and the training page must come out.  Skipped (exit 77) without
 # chromium, which scripts/deps.sh installs.
 set -u
-G=${GOUNKI:?}
+. "$(dirname "$0")/lib.sh"
 BUILD=${BUILD:?}
 SRC=${SRC:?}
 CH=$(command -v chromium || command -v chromium-browser) || {
     echo "SKIPPED: chromium is not installed (scripts/deps.sh installs the Debian package)"
     exit 77
-}
-# Sanitizer builds: `gounki selfplay` initialises Open MPI, which does not free its own memory;
-# its leaks are suppressed as in the other MPI tests.
-export LSAN_OPTIONS="suppressions=$SRC/tests/lsan-mpi.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
-T=$(mktemp -d "${TMPDIR:-/tmp}/view_browser.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail=0
-bad() {
-    echo "FAIL: $*" >&2
-    fail=1
 }
 
 chrome() { # chromium as root on a machine without a display or a network

@@ -3,15 +3,8 @@
 # out (SVG to a file or standard output, PNG through rsvg-convert), and bad input, a missing
 # rsvg-convert or an unwritable path give a one-line error, a non-zero exit and no file.
 set -u
-G=${GOUNKI:?}
+. "$(dirname "$0")/lib.sh"
 SRC=${SRC:?}
-T=$(mktemp -d "${TMPDIR:-/tmp}/view_cli.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail=0
-bad() {
-    echo "FAIL: $*" >&2
-    fail=1
-}
 # expect STATUS PATTERN CMD...: exit status and a one-line error matching PATTERN
 expect() {
     local want=$1 pat=$2
@@ -109,7 +102,12 @@ ls "$T/tr" "$T/tr/games" | grep -q '\.tmp' && bad "train left a temporary file"
 # infinite bounds
 rejected=$(awk 'NR > 2 && $1 ~ /^[0-9]+$/ && / no +/' "$T/tr/report.txt" | wc -l)
 infs=$(awk 'NR > 2 && $1 ~ /^[0-9]+$/' "$T/tr/report.txt" | grep -c 'inf')
-grep -o "font-size='11'>[^<]*<" "$T/tr/ladder.svg" | grep -q 'e-[0-9]' && bad "ladder.svg: a tick label with an exponent"
+labels=$(grep -o "class='g[tx]'[^>]*>[^<]*<" "$T/tr/ladder.svg")
+[ -n "$labels" ] || bad "ladder.svg: no tick labels"
+grep -q 'e-[0-9]' <<<"$labels" && bad "ladder.svg: a tick label with an exponent"
+if command -v xmllint >/dev/null; then
+    xmllint --noout "$T/tr/ladder.svg" || bad "ladder.svg is not well-formed XML"
+fi
 [ "$(grep -o "class='rejected'" "$T/tr/ladder.svg" | wc -l)" = "$rejected" ] ||
     bad "ladder.svg: not one mark per rejected candidate ($rejected)"
 [ "$(sed -n '/<svg/,/<\/svg>/p' "$T/tr/report.html" | grep -o "class='rejected'" | wc -l)" -ge "$rejected" ] ||

@@ -8,23 +8,6 @@
 #include "../common/status.h"
 #include "view_int.h"
 
-void vg_put_js_string(gk_sb_t *b, const char *s) {
-    gk_sb_putc(b, '"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\') {
-            gk_sb_putc(b, '\\');
-            gk_sb_putc(b, (char)c);
-        } else if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-            /* '<' as \u003c: "</script>" inside a string cannot end the script element */
-            gk_sb_printf(b, "\\u%04x", c);
-        } else {
-            gk_sb_putc(b, (char)c);
-        }
-    }
-    gk_sb_putc(b, '"');
-}
-
 int view_write(const char *path, const gk_sb_t *b, char *err, size_t errcap) {
     GK_RETURN_IF(b->over, err, errcap, GK_E_NOMEM, "out of memory while building %s",
                  gk_path_shown(path));
@@ -312,7 +295,7 @@ static int put_decision(gk_sb_t *b, const page_t *pg, const gk_pos_t *p, uint32_
     int kind = st->kind < GL_NACTION_KINDS ? st->kind : GL_ACTION_SEARCH;
     gk_sb_printf(b, "{\"k\":%d,\"a\":", kind);
     if (pg->gm->action_text(p, g->action[i], t, sizeof t) < 0) snprintf(t, sizeof t, "?");
-    vg_put_js_string(b, t);
+    gk_sb_put_json_script(b, t);
     if (kind == GL_ACTION_SEARCH) {
         double v = isfinite(st->value) ? st->value : 0;
         if (v > 1) v = 1;
@@ -327,7 +310,7 @@ static int put_decision(gk_sb_t *b, const page_t *pg, const gk_pos_t *p, uint32_
                          "action %u: a top child is not a legal action there", i + 1);
             if (pg->gm->action_text(p, ch->action, t, sizeof t) < 0) snprintf(t, sizeof t, "?");
             gk_sb_puts(b, c ? ",[" : "[");
-            vg_put_js_string(b, t);
+            gk_sb_put_json_script(b, t);
             gk_sb_printf(b, ",%u]", ch->visits);
         }
         gk_sb_puts(b, "]");
@@ -354,7 +337,7 @@ static void put_pos(page_t *pg, const gk_pos_t *p) {
     char t[GK_POS_TEXT_MAX];
     if (pg->gm->pos_to_text(p, t, sizeof t) < 0) snprintf(t, sizeof t, "?");
     gk_sb_puts(&pg->data, "\"p\":");
-    vg_put_js_string(&pg->data, t);
+    gk_sb_put_json_script(&pg->data, t);
 }
 
 static int grow_values(page_t *pg) {
@@ -428,7 +411,7 @@ static int replay(page_t *pg, char *err, size_t errcap) {
         if (pg->gm->move_text(&before, seq, n, t, sizeof t) < 0) snprintf(t, sizeof t, "?");
         view_marks_of(&before, seq, n, marks);
         gk_sb_printf(b, ",\n{\"m\":");
-        vg_put_js_string(b, t);
+        gk_sb_put_json_script(b, t);
         gk_sb_printf(b, ",\"s\":%d,\"n\":%u,", before.stm, (unsigned)before.turn / 2 + 1);
         put_pos(pg, &p);
         put_marks(b, marks);
@@ -439,7 +422,7 @@ static int replay(page_t *pg, char *err, size_t errcap) {
         }
         if (g->comment && pg->nturns < g->ncomment && g->comment[pg->nturns]) {
             gk_sb_puts(b, ",\"c\":");
-            vg_put_js_string(b, g->comment[pg->nturns]);
+            gk_sb_put_json_script(b, g->comment[pg->nturns]);
         }
         gk_sb_puts(b, "}");
         pg->nturns++;
@@ -634,7 +617,7 @@ int view_game_html(gk_sb_t *out, const view_game_t *g, char *err, size_t errcap)
                     "Made by gounki.</footer>\n<script type='application/json' id='gv-data'>");
     gk_sb_put(out, pg.data.p ? pg.data.p : "", pg.data.n);
     gk_sb_puts(out, ",\"end\":");
-    vg_put_js_string(out, gk_over(&pg.final) ? end : "");
+    gk_sb_put_json_script(out, gk_over(&pg.final) ? end : "");
     gk_sb_printf(out, "}</script>\n<script>\n%s</script>\n</body></html>\n", page_js);
     bool over = pg.data.over;
     gk_sb_free(&pg.data);

@@ -8,6 +8,11 @@
 #include "../common/status.h"
 #include "view_int.h"
 
+/* The classes of the plots' text, on the page and in the standalone ladder.svg. */
+#define PLOT_CSS                                                                                   \
+    ".gt{font-size:11px;fill:#7a6650;text-anchor:end}.gx{font-size:11px;fill:#7a6650;"             \
+    "text-anchor:middle}.lg{font-size:11.5px}\n"
+
 static const char train_css[] =
     "body{margin:0;font:14px/1.45 'DejaVu Sans',Verdana,sans-serif;background:#f3f0e8;"
     "color:#2b2118}\n"
@@ -17,9 +22,7 @@ static const char train_css[] =
     ".sub{color:#6b5a48;font-size:12.5px;font-family:'DejaVu Sans Mono',monospace;"
     "word-break:break-all}a{color:#2f5fa8}\n"
     ".plots{display:flex;flex-wrap:wrap;gap:14px;padding:6px 22px}\n"
-    ".plots svg{background:#fffdf8;border:1px solid #ddd0b8;border-radius:6px}\n"
-    ".gt{font-size:11px;fill:#7a6650;text-anchor:end}.gx{font-size:11px;fill:#7a6650;"
-    "text-anchor:middle}.lg{font-size:11.5px}\n"
+    ".plots svg{background:#fffdf8;border:1px solid #ddd0b8;border-radius:6px}\n" PLOT_CSS
     "section{padding:0 22px}\n"
     "table.gens{border-collapse:collapse;background:#fffdf8;border:1px solid #ddd0b8;"
     "font-size:13px}.gens th,.gens td{padding:3px 9px;border-bottom:1px solid #eee4d3;"
@@ -57,10 +60,25 @@ static void legend(gk_sb_t *b, double x, double y, const char *colour, const cha
     gk_sb_puts(b, "</text>\n");
 }
 
-static void gen_axis(vg_plot_t *p, int ngen) {
-    p->xlo = -0.5;
-    p->xhi = ngen - 0.5;
-    p->xtick = ngen > 24 ? ceil(ngen / 12.0) : 1;
+/* Opens a plot over the generations 0 .. ngen-1 (an SVG of 410 x height pixels named
+ * label) with its frame drawn: the y axis spans v[0..m) (view_nice_range, at least
+ * min_span). */
+static vg_plot_t gen_plot(gk_sb_t *b, const char *title, const char *ylabel, const char *label,
+                          int height, int ngen, const double *v, int m, double min_span) {
+    vg_plot_t p = {.x0 = 62,
+                   .y0 = 34,
+                   .w = 330,
+                   .h = 190,
+                   .xlo = -0.5,
+                   .xhi = ngen - 0.5,
+                   .xtick = ngen > 24 ? ceil(ngen / 12.0) : 1,
+                   .title = title,
+                   .xlabel = "generation",
+                   .ylabel = ylabel};
+    view_nice_range(v, m, 5, min_span, &p.ylo, &p.yhi, &p.ytick);
+    plot_open(b, 410, height, label);
+    vg_plot_frame(b, &p);
+    return p;
 }
 
 /* A rejected candidate's gating result placed on the chained Elo of the weights it
@@ -104,17 +122,8 @@ static void ladder_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tm
             if (!isnan(v[k])) tmp[m++] = v[k];
     }
     tmp[m++] = 0;
-    vg_plot_t p = {.x0 = 62,
-                   .y0 = 34,
-                   .w = 330,
-                   .h = 190,
-                   .title = "Elo ladder (95% intervals)",
-                   .xlabel = "generation",
-                   .ylabel = "Elo vs generation 0"};
-    gen_axis(&p, n);
-    view_nice_range(tmp, m, 5, 100, &p.ylo, &p.yhi, &p.ytick);
-    plot_open(b, 410, 330, "Elo ladder");
-    vg_plot_frame(b, &p);
+    vg_plot_t p = gen_plot(b, "Elo ladder (95% intervals)", "Elo vs generation 0", "Elo ladder",
+                           330, n, tmp, m, 100);
     for (int g = 0; g < n; g++) x[g] = g, tmp[g] = t->gen[g].chain_elo;
     vg_plot_line(b, &p, x, tmp, n, true,
                  "fill='none' stroke='#8a7a66' stroke-width='1.6' stroke-dasharray='5 4'");
@@ -158,17 +167,7 @@ static void loss_plot(gk_sb_t *b, const view_train_t *t, double *x, double *tmp)
         for (int k = 0; k < 3; k++)
             if (isfinite(v[k])) tmp[m++] = v[k];
     }
-    vg_plot_t p = {.x0 = 62,
-                   .y0 = 34,
-                   .w = 330,
-                   .h = 190,
-                   .title = "Tuner loss",
-                   .xlabel = "generation",
-                   .ylabel = "loss"};
-    gen_axis(&p, n);
-    view_nice_range(tmp, m, 5, 0, &p.ylo, &p.yhi, &p.ytick);
-    plot_open(b, 410, 320, "Tuner loss");
-    vg_plot_frame(b, &p);
+    vg_plot_t p = gen_plot(b, "Tuner loss", "loss", "Tuner loss", 320, n, tmp, m, 0);
     static const char *const col[3] = {"#a8977f", "#c0392b", "#e08a2c"};
     static const char *const dash[3] = {"5 4", "none", "2 3"};
     for (int k = 0; k < 3; k++) {
@@ -201,17 +200,8 @@ static void speed_plot(gk_sb_t *b, const view_train_t *t, double *tmp) {
         if (isfinite(tmp[g])) tmp[n + m++] = tmp[g] * 1.04; /* headroom above the bars */
     }
     tmp[n + m++] = 0;
-    vg_plot_t p = {.x0 = 62,
-                   .y0 = 34,
-                   .w = 330,
-                   .h = 190,
-                   .title = "Self-play speed",
-                   .xlabel = "generation",
-                   .ylabel = "games per hour"};
-    gen_axis(&p, n);
-    view_nice_range(tmp + n, m, 5, 0, &p.ylo, &p.yhi, &p.ytick);
-    plot_open(b, 410, 320, "Self-play games per hour");
-    vg_plot_frame(b, &p);
+    vg_plot_t p = gen_plot(b, "Self-play speed", "games per hour", "Self-play games per hour", 320,
+                           n, tmp + n, m, 0);
     double bw = fmin(28, p.w / (n + 1) * 0.7);
     for (int g = 0; g < n; g++)
         if (isfinite(tmp[g]))
@@ -274,15 +264,22 @@ static void gen_table(gk_sb_t *b, const view_train_t *t) {
     gk_sb_puts(b, "</table>\n");
 }
 
-int view_train_html(gk_sb_t *out, const view_train_t *t, char *err, size_t errcap) {
+/* The plots' working space for t: x[ngen] and tmp[7 ngen + 2] (the caller frees both).
+ * GK_E_ARG when t has no generation. */
+static int plot_space(const view_train_t *t, double **x, double **tmp, char *err, size_t errcap) {
+    *x = *tmp = NULL;
     GK_RETURN_IF(t->ngen < 1 || !t->gen, err, errcap, GK_E_ARG, "no generation to show");
-    double *x = malloc((size_t)t->ngen * sizeof *x);
-    double *tmp = malloc((7 * (size_t)t->ngen + 2) * sizeof *tmp);
-    if (!x || !tmp) {
-        free(x);
-        free(tmp);
-        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-    }
+    *x = malloc((size_t)t->ngen * sizeof **x);
+    *tmp = malloc((7 * (size_t)t->ngen + 2) * sizeof **tmp);
+    if (*x && *tmp) return GK_OK;
+    free(*x);
+    free(*tmp);
+    return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
+}
+
+int view_train_html(gk_sb_t *out, const view_train_t *t, char *err, size_t errcap) {
+    double *x = NULL, *tmp = NULL;
+    GK_FORWARD_IF(plot_space(t, &x, &tmp, err, errcap));
     const char *title = t->title && *t->title ? t->title : "Training run";
     double games = 0, secs = 0;
     for (int g = 0; g < t->ngen; g++)
@@ -316,6 +313,25 @@ int view_train_html(gk_sb_t *out, const view_train_t *t, char *err, size_t errca
     gk_sb_puts(out, "</section>\n<footer>gate: the tuned candidate against the best weights; "
                     "ladder: a promoted generation against generation 0; &#10003; promoted. "
                     "Made by gounki.</footer>\n</body></html>\n");
+    free(x);
+    free(tmp);
+    GK_RETURN_IF(out->over, err, errcap, GK_E_NOMEM, "out of memory");
+    return GK_OK;
+}
+
+int view_train_svg(gk_sb_t *out, const view_train_t *t, char *err, size_t errcap) {
+    double *x = NULL, *tmp = NULL;
+    GK_FORWARD_IF(plot_space(t, &x, &tmp, err, errcap));
+    gk_sb_puts(out, "<svg xmlns='http://www.w3.org/2000/svg' width='830' height='340' "
+                    "viewBox='0 0 830 340' font-family='DejaVu Sans, Verdana, sans-serif' "
+                    "role='img' aria-label='");
+    gk_sb_put_xml(out, t->title && *t->title ? t->title : "Training run");
+    gk_sb_printf(out, "'>\n<style>\n%s</style>\n<rect width='830' height='340' fill='#fffdf8'/>\n",
+                 PLOT_CSS);
+    ladder_plot(out, t, x, tmp);
+    gk_sb_puts(out, "<g transform='translate(420,0)'>\n");
+    loss_plot(out, t, x, tmp);
+    gk_sb_puts(out, "</g>\n</svg>\n");
     free(x);
     free(tmp);
     GK_RETURN_IF(out->over, err, errcap, GK_E_NOMEM, "out of memory");

@@ -170,6 +170,10 @@ typedef struct view_train {
  * "games/gen-KKK-game-I.html" (I = the record's index), where view_train_write() puts it. */
 int view_train_html(gk_sb_t *out, const view_train_t *t, char *err, size_t errcap);
 
+/* Appends the page's Elo ladder and tuner-loss plots as one standalone SVG (train's
+ * DIR/ladder.svg): the same drawing, with the page's style for its text inside. */
+int view_train_svg(gk_sb_t *out, const view_train_t *t, char *err, size_t errcap);
+
 /* Writes DIR/report.html and DIR/games/gen-KKK-game-I.html for every sample game
  * (the folder is created), each file atomically. */
 int view_train_write(const char *dir, const view_train_t *t, char *err, size_t errcap);

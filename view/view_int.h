@@ -80,8 +80,4 @@ void vg_plot_frame(gk_sb_t *b, const vg_plot_t *p);
 void vg_plot_line(gk_sb_t *b, const vg_plot_t *p, const double *x, const double *y, int n,
                   bool join, const char *attrs);
 
-/* A JSON string that is safe inside an HTML <script> element: like gk_sb_put_json, and
- * '<', '>' and '&' written as \u escapes. */
-void vg_put_js_string(gk_sb_t *b, const char *s);
-
 #endif
