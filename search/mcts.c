@@ -25,6 +25,7 @@
 
 #include "../common/clock.h"
 
+#include "leaf.h"
 #include "params.h"
 #include "../common/status.h"
 
@@ -287,10 +288,20 @@ static uint32_t select_child(const worker_t *wk, const node_t *x, uint32_t first
     return first + (uint32_t)best;
 }
 
+/* The evaluation of q for its side to move: ev_value(), or the shallow search of
+ * search/leaf.h when leaf_minimax or quiesce asks for one. */
+static float eval_pos(const worker_t *wk, const gk_pos_t *q) {
+    const mcts_params_t *pp = &wk->m->prm;
+    if (!pp->use_eval) return 0.5f;
+    if (pp->leaf_minimax > 0 || pp->quiesce > 0)
+        return leaf_search_value(&wk->m->w, q, pp->leaf_minimax, pp->quiesce);
+    return ev_value(&wk->m->w, q);
+}
+
 /* Value of the leaf q for its side to move: the evaluation, after a playout when asked. */
 static float leaf_value(worker_t *wk, const gk_pos_t *leaf) {
     const mcts_params_t *pp = &wk->m->prm;
-    if (pp->playout_depth == 0) return pp->use_eval ? ev_value(&wk->m->w, leaf) : 0.5f;
+    if (pp->playout_depth == 0) return eval_pos(wk, leaf);
     gk_pos_t q = *leaf;
     int limit = pp->playout_depth < 0 ? 1 << 20 : pp->playout_depth;
     for (int k = 0; k < limit && !gk_over(&q); k++) {
@@ -323,7 +334,7 @@ static float leaf_value(worker_t *wk, const gk_pos_t *leaf) {
         int r = gk_result_for(&q, leaf->stm);
         v = r > 0 ? 1.0f : r < 0 ? 0.0f : 0.5f;
     } else {
-        v = pp->use_eval ? ev_value(&wk->m->w, &q) : 0.5f;
+        v = eval_pos(wk, &q);
         if (q.stm != leaf->stm) v = 1.0f - v;
     }
     return v;

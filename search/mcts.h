@@ -102,7 +102,11 @@ enum { MCTS_PLAYOUT_POLICY = 0, MCTS_PLAYOUT_RANDOM = 1 };
       "Dirichlet alpha of the root noise")                                                         \
     X(noise_frac, noise_frac, float, FLOAT, 0, 1, 0, NULL,                                         \
       "share of root noise in the root priors (0 = none)")                                         \
-    X(reuse, reuse, bool, BOOL, 0, 1, 1, NULL, "keep the subtree between moves")
+    X(reuse, reuse, bool, BOOL, 0, 1, 1, NULL, "keep the subtree between moves")                   \
+    X(leaf_minimax, leaf_minimax, int, INT, 0, 4, 0, NULL,                                         \
+      "full-width alpha-beta actions at a leaf before its evaluation (0: off)")                    \
+    X(quiesce, quiesce, int, INT, 0, 8, 0, NULL,                                                   \
+      "Gounki leaf quiescence: exits, exit threats, captures, up to N actions (0: off)")
 
 /* The budget of one search, in the same form.  Zero means "no limit of this kind"; at
  * least one of playouts, time or clock must be set (mcts_search() otherwise uses

@@ -1,0 +1,105 @@
+/*
+ * search/leaf.c -- shallow alpha-beta and quiescence at an MCTS leaf (see leaf.h).
+ *
+ * Values are win probabilities for the side to move, so negamax is v -> 1 - v and the
+ * window (alpha, beta) becomes (1 - beta, 1 - alpha) one ply down.  Exits and captures are
+ * read from the Gounki action bits (games/gounki.h), which costs no play(); other games
+ * get the full-width part only.
+ */
+#include "leaf.h"
+
+#include "../games/gounki.h"
+
+/* Exact value of a finished position for its side to move. */
+static float over_value(const gk_pos_t *p) {
+    int r = gk_result_for(p, p->stm);
+    return r > 0 ? 1.0f : r < 0 ? 0.0f : 0.5f;
+}
+
+static int any_exit(const gk_action_t *acts, int n) {
+    for (int i = 0; i < n; i++)
+        if (gounki_act_exits(acts[i])) return 1;
+    return 0;
+}
+
+/* Could the opponent of the side to move exit if it were to move now?  (A Gounki turn is
+ * one action, so handing the move over is just the other colour's generator.) */
+static int threatened(const gk_pos_t *p) {
+    gk_pos_t q = *p;
+    q.stm ^= 1;
+    gk_action_t acts[GK_MAX_ACTIONS];
+    return any_exit(acts, gk_gen(&q, acts));
+}
+
+/* Does every action leave the opponent an exit?  (The last quiescence ply under a threat.) */
+static int all_leave_exit(const gk_pos_t *p, const gk_action_t *acts, int n) {
+    gk_action_t reply[GK_MAX_ACTIONS];
+    for (int i = 0; i < n; i++) {
+        gk_pos_t q = *p;
+        gk_play(&q, acts[i]);
+        if (gk_over(&q)) return 0;
+        if (!any_exit(reply, gk_gen(&q, reply))) return 0;
+    }
+    return 1;
+}
+
+static float quiesce(const ev_weights_t *w, const gk_pos_t *p, int qd, float alpha, float beta) {
+    if (gk_over(p)) return over_value(p);
+    gk_action_t acts[GK_MAX_ACTIONS];
+    int n = gk_gen(p, acts);
+    if (n == 0) return 0.0f;
+    if (any_exit(acts, n)) return 1.0f;
+    int forced = threatened(p);
+    if (forced && qd == 0) return all_leave_exit(p, acts, n) ? 0.0f : ev_value(w, p);
+    float best = -1.0f;
+    if (!forced) {
+        best = ev_value(w, p);
+        if (qd == 0 || best >= beta) return best;
+        if (best > alpha) alpha = best;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!forced && !gounki_act_captures(acts[i])) continue;
+        gk_pos_t q = *p;
+        gk_play(&q, acts[i]);
+        float v = 1.0f - quiesce(w, &q, qd - 1, 1.0f - beta, 1.0f - alpha);
+        if (v > best) best = v;
+        if (best >= beta) break;
+        if (best > alpha) alpha = best;
+    }
+    return best;
+}
+
+static float horizon(const ev_weights_t *w, const gk_pos_t *p, int qd, float alpha, float beta) {
+    if (qd > 0 && p->game == GK_GAME_GOUNKI) return quiesce(w, p, qd, alpha, beta);
+    return ev_value(w, p);
+}
+
+static float negamax(const ev_weights_t *w, const gk_pos_t *p, int d, int qd, float alpha,
+                     float beta) {
+    if (gk_over(p)) return over_value(p);
+    if (d == 0) return horizon(w, p, qd, alpha, beta);
+    gk_action_t acts[GK_MAX_ACTIONS];
+    int n = gk_gen(p, acts);
+    if (n == 0) return 0.0f;
+    if (p->game == GK_GAME_GOUNKI && any_exit(acts, n)) return 1.0f;
+    float best = -1.0f;
+    for (int i = 0; i < n; i++) {
+        gk_pos_t q = *p;
+        gk_play(&q, acts[i]);
+        /* A Gobs action that keeps the turn is scored from the same side. */
+        float v = q.stm == p->stm ? negamax(w, &q, d - 1, qd, alpha, beta)
+                                  : 1.0f - negamax(w, &q, d - 1, qd, 1.0f - beta, 1.0f - alpha);
+        if (v > best) best = v;
+        if (best >= beta) break;
+        if (best > alpha) alpha = best;
+    }
+    return best;
+}
+
+float leaf_search_value(const ev_weights_t *w, const gk_pos_t *p, int depth, int qdepth) {
+    if (depth < 0) depth = 0;
+    if (qdepth < 0) qdepth = 0;
+    if (depth + qdepth > LEAF_MAX_PLIES) qdepth = LEAF_MAX_PLIES - depth;
+    if (qdepth < 0) depth = LEAF_MAX_PLIES, qdepth = 0;
+    return negamax(w, p, depth, qdepth, 0.0f, 1.0f);
+}
