@@ -106,7 +106,9 @@ enum { MCTS_PLAYOUT_POLICY = 0, MCTS_PLAYOUT_RANDOM = 1 };
     X(leaf_minimax, leaf_minimax, int, INT, 0, 4, 0, NULL,                                         \
       "full-width alpha-beta actions at a leaf before its evaluation (0: off)")                    \
     X(quiesce, quiesce, int, INT, 0, 8, 0, NULL,                                                   \
-      "Gounki leaf quiescence: exits, exit threats, captures, up to N actions (0: off)")
+      "Gounki leaf quiescence: exits, exit threats, captures, up to N actions (0: off)")           \
+    X(implicit_minimax, implicit_minimax, float, FLOAT, 0, 1, 0, NULL,                             \
+      "weight of implicit minimax backups in selection (0: off; +4 bytes a node)")
 
 /* The budget of one search, in the same form.  Zero means "no limit of this kind"; at
  * least one of playouts, time or clock must be set (mcts_search() otherwise uses
