@@ -436,7 +436,17 @@ static float expand_and_value(worker_t *wk, node_t *x, const gk_pos_t *pos, int 
             return mv == s ? v : 1.0f - v;
         }
     }
-    return leaf_value(wk, pos);
+    float v = leaf_value(wk, pos);
+    /* A leaf search scores exactly 1 or 0 only along forced exits (search/leaf.h): a proof,
+     * whose length is at most its plies plus the move and exit after them.  Not at the root,
+     * whose children would stay unproven. */
+    if (pp->leaf_proof && pp->solver && depth > 0 && pp->playout_depth == 0 &&
+        (pp->leaf_minimax > 0 || pp->quiesce > 0) && (v == 1.0f || v == 0.0f)) {
+        int d = pp->leaf_minimax + pp->quiesce + 2;
+        set_proof(x, (v == 1.0f) == (mv == s) ? proof_win(d) : proof_loss(d));
+        *exact = 1;
+    }
+    return v;
 }
 
 /* Implicit minimax backups (Lanctot et al. 2014): after a leaf of the path got its value,

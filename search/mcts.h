@@ -12,6 +12,13 @@
  *   policy of eval/eval.h and first-play urgency for unvisited children
  *   (Q = parent's Q - fpu).  Leaf values come from ev_value(), after an optional
  *   playout of playout_depth actions guided by the policy.
+ * - Tactics (issue 15, each off by default): leaf_minimax and quiesce replace ev_value()
+ *   by the shallow searches of search/leaf.h (full-width alpha-beta; Gounki exits, exit
+ *   threats and captures); leaf_proof turns their forced exits (a value of exactly 1 or 0)
+ *   into proofs below the root, with the upper bound leaf_minimax + quiesce + 2 as their
+ *   length (a repetition within those actions is not seen); implicit_minimax = alpha
+ *   keeps per node the best value of its evaluated children (Lanctot et al. 2014) and
+ *   selects by (1 - alpha) Q + alpha * that value.
  * - Solver: finished positions (and repetitions, counted on the game history plus the
  *   path) are proven; a node with a child proven won is won, a node whose children are
  *   all proven takes their best.  Wins in fewer actions and losses in more are
@@ -108,7 +115,9 @@ enum { MCTS_PLAYOUT_POLICY = 0, MCTS_PLAYOUT_RANDOM = 1 };
     X(quiesce, quiesce, int, INT, 0, 8, 0, NULL,                                                   \
       "Gounki leaf quiescence: exits, exit threats, captures, up to N actions (0: off)")           \
     X(implicit_minimax, implicit_minimax, float, FLOAT, 0, 1, 0, NULL,                             \
-      "weight of implicit minimax backups in selection (0: off; +4 bytes a node)")
+      "weight of implicit minimax backups in selection (0: off; +4 bytes a node)")                 \
+    X(leaf_proof, leaf_proof, bool, BOOL, 0, 1, 0, NULL,                                           \
+      "a forced exit found by leaf_minimax/quiesce proves the leaf (with solver)")
 
 /* The budget of one search, in the same form.  Zero means "no limit of this kind"; at
  * least one of playouts, time or clock must be set (mcts_search() otherwise uses
