@@ -22,9 +22,22 @@ static int any_exit(const gk_action_t *acts, int n) {
     return 0;
 }
 
+/* Could colour c have an exit at all?  A stack moves or deploys at most its size (<= 3)
+ * steps, each at most one rank forward, so only a stack within its size of the far edge
+ * can leave: a test on the bitboards that spares most generator calls. */
+static int may_exit(const gk_pos_t *p, int c) {
+    uint64_t zone = c == GK_WHITE ? 0xFFFFFF0000000000ull : 0x0000000000FFFFFFull;
+    for (uint64_t bb = gounki_occ(p, c) & zone; bb; bb &= bb - 1) {
+        int sq = __builtin_ctzll(bb);
+        if (gounki_rel_rank(sq, c) + gounki_size(p, sq) >= 8) return 1;
+    }
+    return 0;
+}
+
 /* Could the opponent of the side to move exit if it were to move now?  (A Gounki turn is
  * one action, so handing the move over is just the other colour's generator.) */
 static int threatened(const gk_pos_t *p) {
+    if (!may_exit(p, p->stm ^ 1)) return 0;
     gk_pos_t q = *p;
     q.stm ^= 1;
     gk_action_t acts[GK_MAX_ACTIONS];
@@ -37,7 +50,7 @@ static int all_leave_exit(const gk_pos_t *p, const gk_action_t *acts, int n) {
     for (int i = 0; i < n; i++) {
         gk_pos_t q = *p;
         gk_play(&q, acts[i]);
-        if (gk_over(&q)) return 0;
+        if (gk_over(&q) || !may_exit(&q, q.stm)) return 0;
         if (!any_exit(reply, gk_gen(&q, reply))) return 0;
     }
     return 1;
@@ -45,18 +58,25 @@ static int all_leave_exit(const gk_pos_t *p, const gk_action_t *acts, int n) {
 
 static float quiesce(const ev_weights_t *w, const gk_pos_t *p, int qd, float alpha, float beta) {
     if (gk_over(p)) return over_value(p);
+    /* Standing pat needs neither an own exit nor an exit threat: most quiescence nodes end
+     * there, after two bitboard tests and one evaluation, without listing their actions
+     * (a position with no legal action, lost, is then only seen by the tree). */
     gk_action_t acts[GK_MAX_ACTIONS];
-    int n = gk_gen(p, acts);
-    if (n == 0) return 0.0f;
-    if (any_exit(acts, n)) return 1.0f;
+    int n = -1;
+    if (may_exit(p, p->stm)) {
+        n = gk_gen(p, acts);
+        if (any_exit(acts, n)) return 1.0f;
+    }
     int forced = threatened(p);
-    if (forced && qd == 0) return all_leave_exit(p, acts, n) ? 0.0f : ev_value(w, p);
     float best = -1.0f;
     if (!forced) {
         best = ev_value(w, p);
         if (qd == 0 || best >= beta) return best;
         if (best > alpha) alpha = best;
     }
+    if (n < 0) n = gk_gen(p, acts);
+    if (n == 0) return 0.0f;
+    if (forced && qd == 0) return all_leave_exit(p, acts, n) ? 0.0f : ev_value(w, p);
     for (int i = 0; i < n; i++) {
         if (!forced && !gounki_act_captures(acts[i])) continue;
         gk_pos_t q = *p;

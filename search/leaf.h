@@ -10,7 +10,8 @@
  * opponent) of `depth` full-width actions, whose horizon positions are scored by a
  * quiescence step of at most `qdepth` actions instead of ev_value() when qdepth > 0.
  *   - Finished positions score exactly (1, 0, 0.5); a position with no legal action is
- *     lost for its side to move.  Repetition is not seen (no history here).
+ *     lost for its side to move (quiescence sees that only where it lists the actions:
+ *     a side that stands pat is not checked).  Repetition is not seen (no history here).
  *   - Quiescence (Gounki; in other games it is ev_value()): a side that can exit wins
  *     (1) at once.  When the opponent threatens an exit (it could exit if it were to move)
  *     there is no standing pat: every action is searched, and at the last quiescence ply a
