@@ -34,6 +34,24 @@ static int may_exit(const gk_pos_t *p, int c) {
     return 0;
 }
 
+/* Does action a (of the side to move c, not an exit) leave one of its stacks within exit
+ * range (see may_exit), on a square it moved to or dropped on?  Read from the action and
+ * the cells before it, without playing it. */
+static int makes_threat(const gk_pos_t *p, gk_action_t a, int c) {
+    int from = gounki_act_from(a);
+    if (!gounki_act_is_deploy(a)) {
+        int to = gounki_act_to(a);
+        int size = gounki_size(p, from) + (gounki_act_stacks(a) ? gounki_size(p, to) : 0);
+        return gounki_rel_rank(to, c) + size >= 8;
+    }
+    for (int i = 0; i < gounki_act_ndrops(a); i++) {
+        int sq = gounki_act_drop(a, i);
+        int size = 1 + (gounki_owner(p, sq) == c ? gounki_size(p, sq) : 0);
+        if (gounki_rel_rank(sq, c) + size >= 8) return 1;
+    }
+    return 0;
+}
+
 /* Could the opponent of the side to move exit if it were to move now?  (A Gounki turn is
  * one action, so handing the move over is just the other colour's generator.) */
 static int threatened(const gk_pos_t *p) {
@@ -56,7 +74,8 @@ static int all_leave_exit(const gk_pos_t *p, const gk_action_t *acts, int n) {
     return 1;
 }
 
-static float quiesce(const ev_weights_t *w, const gk_pos_t *p, int qd, float alpha, float beta) {
+static float quiesce(const ev_weights_t *w, const gk_pos_t *p, int qd, int threats, float alpha,
+                     float beta) {
     if (gk_over(p)) return over_value(p);
     /* Standing pat needs neither an own exit nor an exit threat: most quiescence nodes end
      * there, after two bitboard tests and one evaluation, without listing their actions
@@ -78,10 +97,12 @@ static float quiesce(const ev_weights_t *w, const gk_pos_t *p, int qd, float alp
     if (n == 0) return 0.0f;
     if (forced && qd == 0) return all_leave_exit(p, acts, n) ? 0.0f : ev_value(w, p);
     for (int i = 0; i < n; i++) {
-        if (!forced && !gounki_act_captures(acts[i])) continue;
+        if (!forced && !gounki_act_captures(acts[i]) &&
+            !(threats && makes_threat(p, acts[i], p->stm)))
+            continue;
         gk_pos_t q = *p;
         gk_play(&q, acts[i]);
-        float v = 1.0f - quiesce(w, &q, qd - 1, 1.0f - beta, 1.0f - alpha);
+        float v = 1.0f - quiesce(w, &q, qd - 1, threats, 1.0f - beta, 1.0f - alpha);
         if (v > best) best = v;
         if (best >= beta) break;
         if (best > alpha) alpha = best;
@@ -89,15 +110,16 @@ static float quiesce(const ev_weights_t *w, const gk_pos_t *p, int qd, float alp
     return best;
 }
 
-static float horizon(const ev_weights_t *w, const gk_pos_t *p, int qd, float alpha, float beta) {
-    if (qd > 0 && p->game == GK_GAME_GOUNKI) return quiesce(w, p, qd, alpha, beta);
+static float horizon(const ev_weights_t *w, const gk_pos_t *p, int qd, int threats, float alpha,
+                     float beta) {
+    if (qd > 0 && p->game == GK_GAME_GOUNKI) return quiesce(w, p, qd, threats, alpha, beta);
     return ev_value(w, p);
 }
 
-static float negamax(const ev_weights_t *w, const gk_pos_t *p, int d, int qd, float alpha,
-                     float beta) {
+static float negamax(const ev_weights_t *w, const gk_pos_t *p, int d, int qd, int threats,
+                     float alpha, float beta) {
     if (gk_over(p)) return over_value(p);
-    if (d == 0) return horizon(w, p, qd, alpha, beta);
+    if (d == 0) return horizon(w, p, qd, threats, alpha, beta);
     gk_action_t acts[GK_MAX_ACTIONS];
     int n = gk_gen(p, acts);
     if (n == 0) return 0.0f;
@@ -107,8 +129,9 @@ static float negamax(const ev_weights_t *w, const gk_pos_t *p, int d, int qd, fl
         gk_pos_t q = *p;
         gk_play(&q, acts[i]);
         /* A Gobs action that keeps the turn is scored from the same side. */
-        float v = q.stm == p->stm ? negamax(w, &q, d - 1, qd, alpha, beta)
-                                  : 1.0f - negamax(w, &q, d - 1, qd, 1.0f - beta, 1.0f - alpha);
+        float v = q.stm == p->stm
+                      ? negamax(w, &q, d - 1, qd, threats, alpha, beta)
+                      : 1.0f - negamax(w, &q, d - 1, qd, threats, 1.0f - beta, 1.0f - alpha);
         if (v > best) best = v;
         if (best >= beta) break;
         if (best > alpha) alpha = best;
@@ -116,10 +139,11 @@ static float negamax(const ev_weights_t *w, const gk_pos_t *p, int d, int qd, fl
     return best;
 }
 
-float leaf_search_value(const ev_weights_t *w, const gk_pos_t *p, int depth, int qdepth) {
+float leaf_search_value(const ev_weights_t *w, const gk_pos_t *p, int depth, int qdepth,
+                        int threats) {
     if (depth < 0) depth = 0;
     if (qdepth < 0) qdepth = 0;
     if (depth + qdepth > LEAF_MAX_PLIES) qdepth = LEAF_MAX_PLIES - depth;
     if (qdepth < 0) depth = LEAF_MAX_PLIES, qdepth = 0;
-    return negamax(w, p, depth, qdepth, 0.0f, 1.0f);
+    return negamax(w, p, depth, qdepth, threats, 0.0f, 1.0f);
 }

@@ -5,7 +5,7 @@
  *
  * Contract
  * --------
- * leaf_search_value(w, p, depth, qdepth) is the value of p for its side to move, in [0, 1]
+ * leaf_search_value(w, p, depth, qdepth, threats) is the value of p for its side to move, in [0, 1]
  * like ev_value(): a fail-soft alpha-beta negamax (value v for the mover is 1 - v for the
  * opponent) of `depth` full-width actions, whose horizon positions are scored by a
  * quiescence step of at most `qdepth` actions instead of ev_value() when qdepth > 0.
@@ -16,8 +16,10 @@
  *     (1) at once.  When the opponent threatens an exit (it could exit if it were to move)
  *     there is no standing pat: every action is searched, and at the last quiescence ply a
  *     position where every action leaves an exit is lost (0).  Otherwise the side may
- *     stand pat on ev_value() or capture (captures searched one ply less deep).
- *   - depth 0 and qdepth 0 is ev_value(w, p) exactly.
+ *     stand pat on ev_value() or capture (captures searched one ply less deep); with
+ *     `threats` also play the actions that bring a stack within exit range (a stack
+ *     within its size of the far edge), which the opponent must then answer.
+ *   - depth 0 and qdepth 0 is ev_value(w, p) exactly; threats 0 is the quiescence above.
  * Reentrant and allocation-free (its action lists live on the stack, GK_MAX_ACTIONS each
  * per ply: depth + qdepth <= LEAF_MAX_PLIES); deterministic (no randomness, no order
  * other than gen()'s).
@@ -30,6 +32,7 @@
 
 #define LEAF_MAX_PLIES 12
 
-float leaf_search_value(const ev_weights_t *w, const gk_pos_t *p, int depth, int qdepth);
+float leaf_search_value(const ev_weights_t *w, const gk_pos_t *p, int depth, int qdepth,
+                        int threats);
 
 #endif

@@ -309,7 +309,7 @@ static float eval_pos(const worker_t *wk, const gk_pos_t *q) {
     const mcts_params_t *pp = &wk->m->prm;
     if (!pp->use_eval) return 0.5f;
     if (pp->leaf_minimax > 0 || pp->quiesce > 0)
-        return leaf_search_value(&wk->m->w, q, pp->leaf_minimax, pp->quiesce);
+        return leaf_search_value(&wk->m->w, q, pp->leaf_minimax, pp->quiesce, pp->quiesce_threats);
     return ev_value(&wk->m->w, q);
 }
 

@@ -14,7 +14,8 @@
  *   playout of playout_depth actions guided by the policy.
  * - Tactics (issue 15, each off by default): leaf_minimax and quiesce replace ev_value()
  *   by the shallow searches of search/leaf.h (full-width alpha-beta; Gounki exits, exit
- *   threats and captures); leaf_proof turns their forced exits (a value of exactly 1 or 0)
+ *   threats and captures; quiesce_threats adds the actions that bring a stack within exit
+ *   range); leaf_proof turns their forced exits (a value of exactly 1 or 0)
  *   into proofs below the root, with the upper bound leaf_minimax + quiesce + 2 as their
  *   length (a repetition within those actions is not seen); implicit_minimax = alpha
  *   keeps per node the best value of its evaluated children (Lanctot et al. 2014) and
@@ -114,6 +115,8 @@ enum { MCTS_PLAYOUT_POLICY = 0, MCTS_PLAYOUT_RANDOM = 1 };
       "full-width alpha-beta actions at a leaf before its evaluation (0: off)")                    \
     X(quiesce, quiesce, int, INT, 0, 8, 0, NULL,                                                   \
       "Gounki leaf quiescence: exits, exit threats, captures, up to N actions (0: off)")           \
+    X(quiesce_threats, quiesce_threats, bool, BOOL, 0, 1, 0, NULL,                                 \
+      "quiesce also plays the actions that bring a stack within exit range")                       \
     X(implicit_minimax, implicit_minimax, float, FLOAT, 0, 1, 0, NULL,                             \
       "weight of implicit minimax backups in selection (0: off; +4 bytes a node)")                 \
     X(leaf_proof, leaf_proof, bool, BOOL, 0, 1, 0, NULL,                                           \

@@ -88,9 +88,10 @@ int sp_settings_text(const sp_settings_t *s, char *buf, size_t cap) {
     /* The tactical options of issue 15 only when one is on, so that the runs made before
      * them keep their fingerprint. */
     if (n >= 0 && (size_t)n < cap &&
-        (m->leaf_minimax || m->quiesce || m->implicit_minimax > 0.0f || m->leaf_proof))
-        n += snprintf(buf + n, cap - (size_t)n, " tactics=%d,%d,%.9g,%d", m->leaf_minimax,
-                      m->quiesce, (double)m->implicit_minimax, m->leaf_proof);
+        (m->leaf_minimax || m->quiesce || m->implicit_minimax > 0.0f || m->leaf_proof ||
+         m->quiesce_threats))
+        n += snprintf(buf + n, cap - (size_t)n, " tactics=%d,%d,%.9g,%d,%d", m->leaf_minimax,
+                      m->quiesce, (double)m->implicit_minimax, m->leaf_proof, m->quiesce_threats);
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 

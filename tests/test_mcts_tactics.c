@@ -95,23 +95,26 @@ static int set_has(const gk_action_t *s, int n, gk_action_t a) {
 
 static void check_leaf(const record_t *r, const gk_pos_t *p, const gk_action_t *derived, int nd,
                        const ev_weights_t *w) {
-    CHECK(leaf_search_value(w, p, 0, 0) == ev_value(w, p), "%s: leaf search 0/0 is not ev_value",
+    CHECK(leaf_search_value(w, p, 0, 0, 0) == ev_value(w, p), "%s: leaf search 0/0 is not ev_value",
           r->name);
     if (!strcmp(r->kind, "win1") || !strcmp(r->kind, "deploy")) {
-        CHECK(leaf_search_value(w, p, 0, 1) == 1.0f, "%s: quiescence misses the exit", r->name);
-        CHECK(leaf_search_value(w, p, 1, 0) == 1.0f, "%s: 1-ply minimax misses the exit", r->name);
-    } else if (!strcmp(r->kind, "win2")) {
-        CHECK(leaf_search_value(w, p, 1, 1) == 1.0f, "%s: minimax 1 + quiescence 1 misses the fork",
+        CHECK(leaf_search_value(w, p, 0, 1, 0) == 1.0f, "%s: quiescence misses the exit", r->name);
+        CHECK(leaf_search_value(w, p, 1, 0, 0) == 1.0f, "%s: 1-ply minimax misses the exit",
               r->name);
+    } else if (!strcmp(r->kind, "win2")) {
+        CHECK(leaf_search_value(w, p, 1, 1, 0) == 1.0f,
+              "%s: minimax 1 + quiescence 1 misses the fork", r->name);
+        CHECK(leaf_search_value(w, p, 0, 2, 1) == 1.0f,
+              "%s: quiescence 2 with threats misses the fork", r->name);
     } else if (!strcmp(r->kind, "block")) {
-        CHECK(leaf_search_value(w, p, 0, 1) > 0.0f, "%s: quiescence sees no block", r->name);
+        CHECK(leaf_search_value(w, p, 0, 1, 0) > 0.0f, "%s: quiescence sees no block", r->name);
         gk_action_t l[GK_MAX_ACTIONS];
         int n = gk_gen(p, l);
         for (int i = 0; i < n; i++) {
             gk_pos_t q = *p;
             gk_play(&q, l[i]);
             if (gk_over(&q) || set_has(derived, nd, l[i])) continue;
-            CHECK(leaf_search_value(w, &q, 0, 1) == 1.0f,
+            CHECK(leaf_search_value(w, &q, 0, 1, 0) == 1.0f,
                   "%s: quiescence misses the exit left by action %d", r->name, i);
         }
     }
