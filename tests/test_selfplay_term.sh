@@ -25,7 +25,7 @@ stop_test() { # NAME SIGNAL mpi|solo [STOP-STATUS]
     # ... and stored a frame, so that there are finished games to keep (a fixed wait
     # depended on the speed of the search and of the machine).
     for _ in $(seq 600); do
-        compgen -G "$T/$name/shard-*.gkz" >/dev/null && [ -n "$(find "$T/$name" -name 'shard-*.gkz' -size +0c)" ] && break
+        [ -n "$(find "$T/$name" -name 'shard-*.gkz' -size +0c 2>/dev/null)" ] && break
         sleep 0.1
     done
     sleep 0.2
