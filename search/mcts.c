@@ -25,6 +25,7 @@
 
 #include "../common/clock.h"
 
+#include "leaf.h"
 #include "params.h"
 #include "../common/status.h"
 
@@ -90,7 +91,11 @@ static inline float proof_value(int pr) {
 
 typedef struct arena {
     node_t *nodes; /* index 0 is never used: 0 means "none" */
-    uint32_t cap;  /* nodes, index 0 included */
+    /* implicit_minimax > 0: per node (same index) the implicit minimax value for its mover
+     * (IM_NONE until the node or a child is evaluated); else NULL.  Beside the nodes rather
+     * than in them, so that a node stays MCTS_NODE_BYTES when the option is off. */
+    _Atomic float *imv;
+    uint32_t cap; /* nodes, index 0 included */
     _Atomic uint32_t next;
     _Atomic int full;
 } arena_t;
@@ -118,6 +123,12 @@ static void node_init(node_t *x, gk_action_t a, uint16_t prior, int16_t proof) {
     atomic_init(&x->proof, proof);
     atomic_init(&x->state, 0);
     x->pad = 0;
+}
+
+#define IM_NONE (-1.0f)
+
+static void im_set(arena_t *a, uint32_t i, float v) {
+    if (a->imv) atomic_store_explicit(&a->imv[i], v, memory_order_relaxed);
 }
 
 static void arena_reset(arena_t *a) {
@@ -245,6 +256,7 @@ static uint32_t select_child(const worker_t *wk, const node_t *x, uint32_t first
                              int sweep) {
     const mcts_params_t *pp = &wk->m->prm;
     const node_t *nodes = wk->ar->nodes;
+    _Atomic float *imv = wk->ar->imv;
     int n = x->nchild;
     uint32_t nx = node_visits(x);
     uint64_t wx = atomic_load_explicit(&x->wsum, memory_order_relaxed);
@@ -277,6 +289,10 @@ static uint32_t select_child(const worker_t *wk, const node_t *x, uint32_t first
                     nv;
             else
                 q = fpu_q;
+            if (imv && pr != PROOF_DRAW && nv > 0.0f) {
+                float im = atomic_load_explicit(&imv[first + i], memory_order_relaxed);
+                if (im >= 0.0f) q = (1.0f - pp->implicit_minimax) * q + pp->implicit_minimax * im;
+            }
             score = q + pp->c_puct * ((float)c->prior * (1.0f / 65535.0f)) * sq / (1.0f + nv);
         }
         if (score > best_score) {
@@ -287,10 +303,20 @@ static uint32_t select_child(const worker_t *wk, const node_t *x, uint32_t first
     return first + (uint32_t)best;
 }
 
+/* The evaluation of q for its side to move: ev_value(), or the shallow search of
+ * search/leaf.h when leaf_minimax or quiesce asks for one. */
+static float eval_pos(const worker_t *wk, const gk_pos_t *q) {
+    const mcts_params_t *pp = &wk->m->prm;
+    if (!pp->use_eval) return 0.5f;
+    if (pp->leaf_minimax > 0 || pp->quiesce > 0)
+        return leaf_search_value(&wk->m->w, q, pp->leaf_minimax, pp->quiesce, pp->quiesce_threats);
+    return ev_value(&wk->m->w, q);
+}
+
 /* Value of the leaf q for its side to move: the evaluation, after a playout when asked. */
 static float leaf_value(worker_t *wk, const gk_pos_t *leaf) {
     const mcts_params_t *pp = &wk->m->prm;
-    if (pp->playout_depth == 0) return pp->use_eval ? ev_value(&wk->m->w, leaf) : 0.5f;
+    if (pp->playout_depth == 0) return eval_pos(wk, leaf);
     gk_pos_t q = *leaf;
     int limit = pp->playout_depth < 0 ? 1 << 20 : pp->playout_depth;
     for (int k = 0; k < limit && !gk_over(&q); k++) {
@@ -323,7 +349,7 @@ static float leaf_value(worker_t *wk, const gk_pos_t *leaf) {
         int r = gk_result_for(&q, leaf->stm);
         v = r > 0 ? 1.0f : r < 0 ? 0.0f : 0.5f;
     } else {
-        v = pp->use_eval ? ev_value(&wk->m->w, &q) : 0.5f;
+        v = eval_pos(wk, &q);
         if (q.stm != leaf->stm) v = 1.0f - v;
     }
     return v;
@@ -396,6 +422,7 @@ static float expand_and_value(worker_t *wk, node_t *x, const gk_pos_t *pos, int 
         default: break;
         }
         node_init(&kids[i], wk->acts[i], quant_prior(wk->logits[i]), pr);
+        im_set(wk->ar, base + (uint32_t)i, pr == PROOF_NONE ? IM_NONE : proof_value(pr));
     }
     x->nchild = (uint16_t)n;
     atomic_store_explicit(&x->first, base, memory_order_release);
@@ -409,7 +436,37 @@ static float expand_and_value(worker_t *wk, node_t *x, const gk_pos_t *pos, int 
             return mv == s ? v : 1.0f - v;
         }
     }
-    return leaf_value(wk, pos);
+    float v = leaf_value(wk, pos);
+    /* A leaf search scores exactly 1 or 0 only along forced exits (search/leaf.h): a proof,
+     * whose length is at most its plies plus the move and exit after them.  Not at the root,
+     * whose children would stay unproven. */
+    if (pp->leaf_proof && pp->solver && depth > 0 && pp->playout_depth == 0 &&
+        (pp->leaf_minimax > 0 || pp->quiesce > 0) && (v == 1.0f || v == 0.0f)) {
+        int d = pp->leaf_minimax + pp->quiesce + 2;
+        set_proof(x, (v == 1.0f) == (mv == s) ? proof_win(d) : proof_loss(d));
+        *exact = 1;
+    }
+    return v;
+}
+
+/* Implicit minimax backups (Lanctot et al. 2014): after a leaf of the path got its value,
+ * each node above takes the best value among its evaluated children for its side to move
+ * (wk->stm[i]), seen from its mover. */
+static void im_backup(worker_t *wk, int depth, float leaf_mover_value) {
+    arena_t *ar = wk->ar;
+    im_set(ar, wk->path[depth], leaf_mover_value);
+    for (int i = depth - 1; i >= 0; i--) {
+        const node_t *x = &ar->nodes[wk->path[i]];
+        uint32_t first = atomic_load_explicit(&x->first, memory_order_acquire);
+        if (!first) return;
+        float best = IM_NONE;
+        for (int k = 0; k < x->nchild; k++) {
+            float c = atomic_load_explicit(&ar->imv[first + (uint32_t)k], memory_order_relaxed);
+            if (c > best) best = c;
+        }
+        if (best < 0.0f) return;
+        im_set(ar, wk->path[i], mover_at(wk, i) == wk->stm[i] ? best : 1.0f - best);
+    }
 }
 
 /* One descent from the root, expansion or evaluation of a leaf, and backup. */
@@ -456,6 +513,7 @@ static void playout(worker_t *wk) {
         }
     }
     int leaf_stm = pos.stm;
+    if (wk->ar->imv) im_backup(wk, depth, mover_at(wk, depth) == leaf_stm ? v : 1.0f - v);
     for (int i = depth; i >= 0; i--) {
         node_t *x = &nodes[wk->path[i]];
         float val = mover_at(wk, i) == leaf_stm ? v : 1.0f - v;
@@ -843,7 +901,11 @@ mcts_t *mcts_new(const mcts_params_t *p, const ev_weights_t *w) {
     if (cap > UINT32_MAX / 2) cap = UINT32_MAX / 2;
     m->main.cap = (uint32_t)cap;
     m->main.nodes = malloc((size_t)cap * sizeof(node_t));
-    if (!m->main.nodes) {
+    m->main.imv =
+        m->prm.implicit_minimax > 0.0f ? malloc((size_t)cap * sizeof(_Atomic float)) : NULL;
+    if (!m->main.nodes || (m->prm.implicit_minimax > 0.0f && !m->main.imv)) {
+        free(m->main.nodes);
+        free(m->main.imv);
         free(m);
         return NULL;
     }
@@ -854,6 +916,7 @@ mcts_t *mcts_new(const mcts_params_t *p, const ev_weights_t *w) {
 void mcts_free(mcts_t *m) {
     if (!m) return;
     free(m->main.nodes);
+    free(m->main.imv);
     free(m->hist);
     free(m);
 }
@@ -923,19 +986,29 @@ static int compact(mcts_t *m, uint32_t r) {
     }
     free(stack);
     node_t *tmp = malloc((size_t)count * sizeof(node_t));
-    if (!tmp) return -1;
+    _Atomic float *imv = m->main.imv;
+    _Atomic float *tmpv = imv ? malloc((size_t)count * sizeof(*tmpv)) : NULL;
+    if (!tmp || (imv && !tmpv)) {
+        free(tmp);
+        free(tmpv);
+        return -1;
+    }
     memcpy(&tmp[0], &nodes[r], sizeof(node_t));
+    if (imv) memcpy(&tmpv[0], &imv[r], sizeof(*tmpv));
     uint64_t filled = 1;
     for (uint64_t q = 0; q < filled; q++) {
         node_t *x = &tmp[q];
         uint32_t f = atomic_load(&x->first);
         if (!f) continue;
         memcpy(&tmp[filled], &nodes[f], (size_t)x->nchild * sizeof(node_t));
+        if (imv) memcpy(&tmpv[filled], &imv[f], (size_t)x->nchild * sizeof(*tmpv));
         atomic_store(&x->first, (uint32_t)(filled + 1));
         filled += x->nchild;
     }
     memcpy(&nodes[1], tmp, (size_t)count * sizeof(node_t));
+    if (imv) memcpy(&imv[1], tmpv, (size_t)count * sizeof(*tmpv));
     free(tmp);
+    free(tmpv);
     atomic_store(&m->main.next, (uint32_t)(count + 1));
     atomic_store(&m->main.full, 0);
     m->root = 1;
@@ -1083,6 +1156,7 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
         } else {
             arena_reset(&m->main);
             node_init(&m->main.nodes[1], GK_NO_ACTION, 0, PROOF_NONE);
+            im_set(&m->main, 1, IM_NONE);
             m->root = 1;
             m->root_mover = root->stm ^ 1;
         }
@@ -1127,9 +1201,11 @@ int mcts_search(mcts_t *m, const gk_pos_t *root, const gk_hist_t *hist, const mc
         uint32_t share = m->main.cap / (uint32_t)T;
         for (int t = 0; t < T; t++) {
             ars[t].nodes = m->main.nodes + (size_t)t * share;
+            ars[t].imv = m->main.imv ? m->main.imv + (size_t)t * share : NULL;
             ars[t].cap = share;
             arena_reset(&ars[t]);
             node_init(&ars[t].nodes[1], GK_NO_ACTION, 0, PROOF_NONE);
+            im_set(&ars[t], 1, IM_NONE);
             trees[t] = &ars[t];
             init_worker(&wks[t], m, &ars[t], root, 1, root->stm ^ 1, t);
         }

@@ -494,7 +494,14 @@ static void first_difference(const char *a, const char *b, char *out, size_t cap
     while (*pa || *pb) {
         size_t la = strcspn(pa, " "), lb = strcspn(pb, " ");
         if (la != lb || memcmp(pa, pb, la)) {
-            snprintf(out, cap, "%.*s (the run has %.*s)", (int)lb, pb, (int)la, pa);
+            /* A setting written only when set (tactics=) is absent from one side. */
+            if (!la)
+                snprintf(out, cap, "%.*s (the run has none)", (int)lb, pb);
+            else if (!lb)
+                snprintf(out, cap, "no %.*s (the run has %.*s)", (int)strcspn(pa, "="), pa, (int)la,
+                         pa);
+            else
+                snprintf(out, cap, "%.*s (the run has %.*s)", (int)lb, pb, (int)la, pa);
             return;
         }
         pa += la + (pa[la] == ' ');

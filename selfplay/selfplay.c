@@ -87,6 +87,13 @@ int sp_settings_text(const sp_settings_t *s, char *buf, size_t cap) {
         (double)m->c_puct, (double)m->fpu, (double)m->temperature, m->playout_depth, m->playout,
         m->use_eval, m->use_priors, m->solver, m->virtual_loss, m->tree_mb, (double)m->noise_alpha,
         (double)m->noise_frac, m->reuse);
+    /* The tactical options of issue 15 only when one is on, so that the runs made before
+     * them keep their fingerprint. */
+    if (n >= 0 && (size_t)n < cap &&
+        (m->leaf_minimax || m->quiesce || m->implicit_minimax > 0.0f || m->leaf_proof ||
+         m->quiesce_threats))
+        n += snprintf(buf + n, cap - (size_t)n, " tactics=%d,%d,%.9g,%d,%d", m->leaf_minimax,
+                      m->quiesce, (double)m->implicit_minimax, m->leaf_proof, m->quiesce_threats);
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 

@@ -10,6 +10,15 @@
  *   win2    no win at once; the moves after which every reply allows a win at once.
  * Then the MCTS (default parameters, seed 1, one thread) must choose an accepted move,
  * and for the winning kinds prove the win in 1 (win1, deploy) or 3 actions (win2).
+ *
+ * The leaf searches of search/leaf.h must see the same tactics: a win in one scores 1 at
+ * one quiescence ply (and at one full-width ply), a fork (win2) 1 at one full-width ply
+ * plus one of quiescence, and in a block position every move that does not block scores 1
+ * for the opponent at one quiescence ply while the position itself scores above 0.
+ *
+ * As a benchmark (issue 15): `test_mcts_tactics --playouts N [--set NAME=V,...]` searches
+ * every record with N playouts instead of its own budget and the given search parameters,
+ * and prints how many it solved (the same criteria) without failing on the others.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -19,6 +28,7 @@
 #include "eval/eval.h"
 #include "games/game.h"
 #include "games/gounki.h"
+#include "search/leaf.h"
 #include "search/mcts.h"
 #include "check.h"
 #include "search_util.h"
@@ -73,7 +83,41 @@ static int set_has(const gk_action_t *s, int n, gk_action_t a) {
     return 0;
 }
 
-static void run_record(const record_t *r, const ev_weights_t *w, mcts_t *m, mcts_result_t *res) {
+static void check_leaf(const record_t *r, const gk_pos_t *p, const gk_action_t *derived, int nd,
+                       const ev_weights_t *w) {
+    CHECK(leaf_search_value(w, p, 0, 0, 0) == ev_value(w, p), "%s: leaf search 0/0 is not ev_value",
+          r->name);
+    if (!strcmp(r->kind, "win1") || !strcmp(r->kind, "deploy")) {
+        CHECK(leaf_search_value(w, p, 0, 1, 0) == 1.0f, "%s: quiescence misses the exit", r->name);
+        CHECK(leaf_search_value(w, p, 1, 0, 0) == 1.0f, "%s: 1-ply minimax misses the exit",
+              r->name);
+    } else if (!strcmp(r->kind, "win2")) {
+        CHECK(leaf_search_value(w, p, 1, 1, 0) == 1.0f,
+              "%s: minimax 1 + quiescence 1 misses the fork", r->name);
+        CHECK(leaf_search_value(w, p, 0, 2, 1) == 1.0f,
+              "%s: quiescence 2 with threats misses the fork", r->name);
+    } else if (!strcmp(r->kind, "block")) {
+        CHECK(leaf_search_value(w, p, 0, 1, 0) > 0.0f, "%s: quiescence sees no block", r->name);
+        gk_action_t l[GK_MAX_ACTIONS];
+        int n = gk_gen(p, l);
+        for (int i = 0; i < n; i++) {
+            gk_pos_t q = *p;
+            gk_play(&q, l[i]);
+            if (gk_over(&q) || set_has(derived, nd, l[i])) continue;
+            CHECK(leaf_search_value(w, &q, 0, 1, 0) == 1.0f,
+                  "%s: quiescence misses the exit left by action %d", r->name, i);
+        }
+    }
+}
+
+/* The benchmark mode: playouts > 0 replaces each record's budget and only counts. */
+typedef struct {
+    long playouts;
+    int solved, moved, searched; /* moved: an accepted move, proven or not */
+} bench_t;
+
+static void run_record(const record_t *r, const ev_weights_t *w, mcts_t *m, mcts_result_t *res,
+                       bench_t *b) {
     const gk_game_t *g = gk_game_by_id(GK_GAME_GOUNKI);
     gk_pos_t p;
     char err[256];
@@ -109,25 +153,39 @@ static void run_record(const record_t *r, const ev_weights_t *w, mcts_t *m, mcts
         CHECK(!test_wins_now(&p), "%s: has a win in one", r->name);
     }
 
+    check_leaf(r, &p, derived, nd, w);
+
     mcts_limits_t lim;
     mcts_limits_default(&lim);
-    lim.playouts = (uint64_t)r->playouts;
+    lim.playouts = (uint64_t)(b->playouts > 0 ? b->playouts : r->playouts);
     mcts_clear(m);
     int rc = mcts_search(m, &p, NULL, &lim, res);
     CHECK(rc == 0, "%s: search failed", r->name);
     if (rc) return;
     char mv[GK_MOVE_TEXT_MAX];
     g->action_text(&p, res->best, mv, sizeof mv);
+    int want_actions = !strcmp(r->kind, "win2") ? 3 : 1;
+    if (b->playouts > 0) {
+        int moved = set_has(derived, nd, res->best);
+        int ok = moved && (!strcmp(r->kind, "block") ||
+                           (res->proof == MCTS_PROVEN_WIN && res->proof_actions == want_actions));
+        b->searched++;
+        b->solved += ok;
+        b->moved += moved;
+        printf("%-10s %-7s %-22s %s\n", r->name, r->kind, mv,
+               ok      ? "solved"
+               : moved ? "unproven"
+                       : "missed");
+        return;
+    }
     CHECK(set_has(derived, nd, res->best), "%s: played %s, not one of: %s (%llu playouts)", r->name,
           mv, r->best, (unsigned long long)res->playouts);
-    int want_actions = !strcmp(r->kind, "win2") ? 3 : 1;
     if (strcmp(r->kind, "block"))
         CHECK(res->proof == MCTS_PROVEN_WIN && res->proof_actions == want_actions,
               "%s: proof %d in %d actions, expected a win in %d", r->name, res->proof,
               res->proof_actions, want_actions);
     printf("%-10s %-7s %-22s %5llu playouts  proof %d/%d  value %.3f\n", r->name, r->kind, mv,
            (unsigned long long)res->playouts, res->proof, res->proof_actions, (double)res->value);
-    (void)w;
 }
 
 static void copy_field(char *dst, size_t cap, const char *src) {
@@ -138,7 +196,8 @@ static void copy_field(char *dst, size_t cap, const char *src) {
     dst[n] = '\0';
 }
 
-static int run_file(const char *path, const ev_weights_t *w, mcts_t *m, mcts_result_t *res) {
+static int run_file(const char *path, const ev_weights_t *w, mcts_t *m, mcts_result_t *res,
+                    bench_t *b) {
     FILE *f = fopen(path, "r");
     if (!f) {
         CHECK(0, "%s: cannot open", path);
@@ -155,7 +214,7 @@ static int run_file(const char *path, const ev_weights_t *w, mcts_t *m, mcts_res
                 CHECK(r.kind[0] && r.position[0] && r.best[0] && r.playouts > 0,
                       "%s: record %s is incomplete", path, r.name);
                 if (r.kind[0] && r.position[0] && r.best[0] && r.playouts > 0) {
-                    run_record(&r, w, m, res);
+                    run_record(&r, w, m, res, b);
                     count++;
                 }
             }
@@ -185,13 +244,33 @@ static int run_file(const char *path, const ev_weights_t *w, mcts_t *m, mcts_res
     return count;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     gk_init();
     ev_weights_t w;
     if (ev_weights_default(GK_GAME_GOUNKI, &w)) return 1;
-    mcts_params_t mp;
-    mcts_params_default(&mp);
-    mp.tree_mb = 64;
+    mcts_config_t cfg;
+    mcts_config_init(&cfg, NULL, NULL);
+    cfg.p.tree_mb = 64;
+    bench_t b = {0, 0, 0, 0};
+    for (int i = 1; i < argc; i++) {
+        char err[256];
+        if (!strcmp(argv[i], "--playouts") && i + 1 < argc) {
+            b.playouts = strtol(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+            if (mcts_config_set_list(&cfg, argv[++i], err, sizeof err)) {
+                fprintf(stderr, "--set: %s\n", err);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "usage: test_mcts_tactics [--playouts N [--set NAME=V,...]]\n");
+            return 2;
+        }
+    }
+    if (b.playouts <= 0 && argc > 1) {
+        fprintf(stderr, "--playouts N (N > 0) is needed to measure\n");
+        return 2;
+    }
+    mcts_params_t mp = cfg.p;
     mcts_t *m = mcts_new(&mp, &w);
     mcts_result_t *res = malloc(sizeof *res);
     if (!m || !res) return 1;
@@ -212,8 +291,11 @@ int main(void) {
     closedir(d);
     qsort(names, (size_t)nf, sizeof names[0], (int (*)(const void *, const void *))strcmp);
     int total = 0;
-    for (int i = 0; i < nf; i++) total += run_file(names[i], &w, m, res);
+    for (int i = 0; i < nf; i++) total += run_file(names[i], &w, m, res, &b);
     CHECK(total >= 20, "only %d tactic records found", total);
+    if (b.playouts > 0)
+        printf("solved %d of %d at %ld playouts (an accepted move: %d)\n", b.solved, b.searched,
+               b.playouts, b.moved);
     printf("%d tactic positions, %d failures\n", total, check_failures);
     mcts_free(m);
     free(res);

@@ -23,7 +23,13 @@ done
     --out "$T/stop" >"$T/stop.log" 2>&1 &
 pid=$!
 for _ in $(seq 600); do grep -q 'to play on' "$T/stop.log" && break; sleep 0.1; done
-sleep 1
+# Signal once a frame is stored (a fixed wait depended on the speed of the search and of the
+# machine: under TSan on a loaded machine one second had stored none).
+for _ in $(seq 1200); do
+    [ -n "$(find "$T/stop" -name 'shard-*.gkz' -size +0c 2>/dev/null)" ] && break
+    sleep 0.1
+done
+sleep 0.2
 kill -TERM $pid
 set +e; wait $pid; rc=$?; set -e
 [ $rc = 3 ] || { cat "$T/stop.log"; fail "SIGTERM: exit $rc, not 3"; }

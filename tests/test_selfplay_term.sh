@@ -22,7 +22,13 @@ stop_test() { # NAME SIGNAL mpi|solo [STOP-STATUS]
     # Signal once the run has set up (every rank has its handler) and played a little.
     for _ in $(seq 300); do grep -q 'to play on' "$T/$name.log" && break; sleep 0.1; done
     grep -q 'to play on' "$T/$name.log" || { cat "$T/$name.log"; fail "$name: did not start"; }
-    sleep 0.5
+    # ... and stored a frame, so that there are finished games to keep (a fixed wait
+    # depended on the speed of the search and of the machine).
+    for _ in $(seq 600); do
+        [ -n "$(find "$T/$name" -name 'shard-*.gkz' -size +0c 2>/dev/null)" ] && break
+        sleep 0.1
+    done
+    sleep 0.2
     targets=$pid
     [ "$how" = mpi ] && targets=$(pgrep -P "$pid" | tr '\n' ' ')
     [ -n "$targets" ] || fail "$name: no process to signal"

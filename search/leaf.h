@@ -1,0 +1,38 @@
+/*
+ * search/leaf.h -- shallow tactical searches at an MCTS leaf, instead of the bare evaluation.
+ *
+ * Issue 15: at a few hundred playouts the tree misses short tactics outright.
+ *
+ * Contract
+ * --------
+ * leaf_search_value(w, p, depth, qdepth, threats) is the value of p for its side to move, in [0, 1]
+ * like ev_value(): a fail-soft alpha-beta negamax (value v for the mover is 1 - v for the
+ * opponent) of `depth` full-width actions, whose horizon positions are scored by a
+ * quiescence step of at most `qdepth` actions instead of ev_value() when qdepth > 0.
+ *   - Finished positions score exactly (1, 0, 0.5); a position with no legal action is
+ *     lost for its side to move (quiescence sees that only where it lists the actions:
+ *     a side that stands pat is not checked).  Repetition is not seen (no history here).
+ *   - Quiescence (Gounki; in other games it is ev_value()): a side that can exit wins
+ *     (1) at once.  When the opponent threatens an exit (it could exit if it were to move)
+ *     there is no standing pat: every action is searched, and at the last quiescence ply a
+ *     position where every action leaves an exit is lost (0).  Otherwise the side may
+ *     stand pat on ev_value() or capture (captures searched one ply less deep); with
+ *     `threats` also play the actions that bring a stack within exit range (a stack
+ *     within its size of the far edge), which the opponent must then answer.
+ *   - depth 0 and qdepth 0 is ev_value(w, p) exactly; threats 0 is the quiescence above.
+ * Reentrant and allocation-free (its action lists live on the stack, GK_MAX_ACTIONS each
+ * per ply: depth + qdepth <= LEAF_MAX_PLIES); deterministic (no randomness, no order
+ * other than gen()'s).
+ */
+#ifndef GK_LEAF_H
+#define GK_LEAF_H
+
+#include "../eval/eval.h"
+#include "../games/game.h"
+
+#define LEAF_MAX_PLIES 12
+
+float leaf_search_value(const ev_weights_t *w, const gk_pos_t *p, int depth, int qdepth,
+                        int threats);
+
+#endif
