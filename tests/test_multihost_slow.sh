@@ -88,7 +88,10 @@ where=$(mpirun --hostfile "$T/hosts3" -np 3 --mca plm_rsh_agent "$T/agent" --mca
 echo "test_multihost_slow: 3 hosts up (${NS[*]}, $SUBNET)"
 
 N=200
-COMMON=(--games $N --seed 11 --frame-games 4 --peer-timeout 5)
+# FRAMES: the frame options (the default frames, --frame-seconds 5 and 64 games, with
+# FRAMES=" "); GK_MULTIHOST_ALL=1 adds kill -9 of every rank and SIGTERM to every rank.
+read -r -a frames <<<"${FRAMES:---frame-games 4}"
+COMMON=(--games $N --seed 11 "${frames[@]}" --peer-timeout 5)
 ARGS=("${COMMON[@]}" --playouts 120)
 SLOW=("${COMMON[@]}" --playouts 300) # (d): a game in progress at the SIGTERM
 "$G" selfplay "${ARGS[@]}" --quiet --out "$T/solo" 2>"$T/err" || fail "single process: $(cat "$T/err")"
@@ -125,17 +128,19 @@ MPIRUN_PIDS+=($!)
 wait_games "$T/b" 20 "$T/b.err"
 pid=$(rank_pids "${NS[2]}")
 [ -n "$pid" ] || fail "(b): no rank on host 3"
+before=$(games "$T/b")
 kill -KILL $pid
 t0=$(now)
 rc=0
 timeout 60 tail --pid="${MPIRUN_PIDS[-1]}" -f /dev/null || fail "(b): mpirun did not end after the kill"
 wait "${MPIRUN_PIDS[-1]}" || rc=$?
 kept=$(games "$T/b")
-echo "test_multihost_slow: (b) kill -9 of host 3's rank: mpirun ended (status $rc) after" \
-    "$(secs "$t0" "$(now)") s with $kept of $N games kept"
+echo "test_multihost_slow: (b) kill -9 of host 3's rank at $before games on disk: mpirun ended" \
+    "(status $rc) $(secs "$t0" "$(now)") s later with $kept of $N games kept"
 t0=$(now)
 mpi "$T/hosts2" 2 "${ARGS[@]}" --quiet --out "$T/b" 2>"$T/b2.err" || { cat "$T/b2.err"; fail "(b) resume"; }
 same "$T/b" "(b) resumed on 2 hosts"
+grep 'stopped by\|given up\|did not answer' "$T/b.err" | sed 's/^/    /' || true
 echo "test_multihost_slow: (b) resumed on hosts 1-2: $N of $N games in $(secs "$t0" "$(now)") s"
 
 # ---- (c) host 3's link cut in mid-run: the run ends on hosts 1 and 2
@@ -160,18 +165,21 @@ kill -0 "${MPIRUN_PIDS[-1]}" 2>/dev/null &&
     echo "test_multihost_slow: (c) mpirun itself still runs 3 s after the ranks ended (it waits for host 3's daemon)"
 
 # ---- (d) host 3's link cut, then SIGTERM to the ranks that can be reached
-# mpirun itself still waits for host 3's daemon (Open MPI 4.1 has no timeout for it).
-kill -KILL "${MPIRUN_PIDS[-1]}" 2>/dev/null || true
-wait "${MPIRUN_PIDS[-1]}" 2>/dev/null || true
-for p in $(ip netns pids "${NS[2]}"); do kill -KILL "$p"; done
-ip link set "gkv${tag}2" up
-sleep 1
+reconnect() { # mpirun itself still waits for host 3's daemon (Open MPI 4.1 has no timeout for it)
+    kill -KILL "${MPIRUN_PIDS[-1]}" 2>/dev/null || true
+    wait "${MPIRUN_PIDS[-1]}" 2>/dev/null || true
+    for p in $(ip netns pids "${NS[2]}"); do kill -KILL "$p"; done
+    ip link set "gkv${tag}2" up
+    sleep 1
+}
+reconnect
 mpi "$T/hosts3" 3 "${SLOW[@]}" --out "$T/d" >"$T/d.err" 2>&1 &
 MPIRUN_PIDS+=($!)
 wait_games "$T/d" 8 "$T/d.err"
 ip link set "gkv${tag}2" down
 sleep 0.5
 live=$(rank_pids "${NS[0]}") && live="$live $(rank_pids "${NS[1]}")"
+before=$(games "$T/d")
 kill -TERM $live
 t0=$(now)
 for _ in $(seq 400); do [ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")" ] && break; sleep 0.05; done
@@ -183,10 +191,35 @@ for _ in $(seq 300); do [ -z "$(rank_pids "${NS[2]}")" ] && break; sleep 0.05; d
 "$G" log verify "$T/d" >"$T/v.txt" 2>&1 || { cat "$T/v.txt"; fail "(d): the stopped run does not verify"; }
 kept=$(games "$T/d")
 echo "test_multihost_slow: (d) link of host 3 cut, SIGTERM to hosts 1-2: their ranks ended" \
-    "$t_term s later, $kept of $N games kept"
+    "$t_term s later, $kept of $N games kept ($before on disk before the signal)"
 grep 'stopped by' "$T/d.err" | sed 's/^/    /' || true
 mpi "$T/hosts2" 2 "${SLOW[@]}" --quiet --out "$T/d" 2>"$T/d2.err" ||
     fail "(d) resume: $(tail -5 "$T/d2.err")"
 "$G" log verify --complete "$T/d" >/dev/null || fail "(d) resumed: incomplete"
 echo "test_multihost_slow: (d) resumed on hosts 1-2: $N of $N games"
+
+# ---- (e, f) optional: kill -9 of every rank; SIGTERM to every rank
+if [ -n "${GK_MULTIHOST_ALL:-}" ]; then
+    reconnect
+    for sig in KILL TERM; do
+        rm -rf "$T/e"
+        mpi "$T/hosts3" 3 "${ARGS[@]}" --out "$T/e" >"$T/e.err" 2>&1 &
+        MPIRUN_PIDS+=($!)
+        wait_games "$T/e" 20 "$T/e.err"
+        before=$(games "$T/e")
+        kill -$sig $(rank_pids "${NS[0]}") $(rank_pids "${NS[1]}") $(rank_pids "${NS[2]}")
+        t0=$(now)
+        for _ in $(seq 400); do
+            [ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")$(rank_pids "${NS[2]}")" ] && break
+            sleep 0.05
+        done
+        t_ranks=$(secs "$t0" "$(now)")
+        timeout 60 tail --pid="${MPIRUN_PIDS[-1]}" -f /dev/null || fail "(e): mpirun did not end"
+        echo "test_multihost_slow: (e) SIG$sig to every rank at $before games on disk: the ranks" \
+            "ended $t_ranks s later, mpirun $(secs "$t0" "$(now)") s; $(games "$T/e") of $N games kept"
+        grep 'stopped by' "$T/e.err" | sed 's/^/    /' || true
+        mpi "$T/hosts3" 3 "${ARGS[@]}" --quiet --out "$T/e" 2>"$T/e2.err" || { cat "$T/e2.err"; fail "(e) resume"; }
+        same "$T/e" "(e) SIG$sig, resumed"
+    done
+fi
 echo "test_multihost_slow: ok"
