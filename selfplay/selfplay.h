@@ -34,9 +34,11 @@
  * DIR/shard-RRRRR.gkz in frames of complete games.  A rerun on the same DIR resumes:
  * finished games are kept, torn tails cut, the missing games played, and the run ends
  * with games 0..N-1 present exactly once.  The settings text (sp_settings_text) must
- * match the manifest's, else the run is refused.  When *stop becomes non-zero (a signal
- * handler of the caller), ranks abandon the games in progress, write the finished ones
- * and return within about a second plus one search.
+ * match the manifest's, else the run is refused.  A rank writes a game only when rank 0
+ * said to keep it (the first report of a leased game), so a game leased twice is written
+ * once.  When *stop becomes non-zero (a signal handler of the caller), ranks abandon the
+ * games in progress, write the finished ones and return within about a second plus one
+ * search, or SP_STOP_WAIT seconds more when a rank cannot be reached.
  * Only rank 0 prints progress (at most once a second) and the summary.
  */
 #ifndef GK_SELFPLAY_H

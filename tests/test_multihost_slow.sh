@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/test_multihost_slow.sh -- self-play across three hosts: three network namespaces
-# joined by a bridge, `mpirun` with a hostfile and an rsh agent that enters a namespace
+# tests/test_multihost_slow.sh -- self-play across three hosts, network namespaces on a bridge.
+# Three network namespaces joined by a bridge, `mpirun` with a hostfile and an rsh agent that enters a namespace
 # (`ip netns exec`) instead of ssh, TCP only.  Checks: (a) the games are byte for byte
 # those of a single process; (b) kill -9 of one host's rank, then the same command on the
 # two other hosts, ends with exactly N games, the same; (c) with one host's link cut in

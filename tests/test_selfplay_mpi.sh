@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Self-play under mpirun: the same games come out of 1, 2 and 4 ranks, of 2 threads and of
-# leases that run out (games played twice, one copy kept)
+# Self-play under mpirun: the same games come out of 1, 2 and 4 ranks and of 2 threads
+# and of leases that run out (games played twice, one copy kept)
 # (compared as `gounki log cat` text), every run verifies complete, a rerun of a finished
 # run plays nothing, a run can be extended, and changed settings are refused; the SLURM
 # job script runs outside SLURM (mpirun, as root too) to the same games.
