@@ -247,7 +247,7 @@ typedef struct coord {
     relet_t *relet;
     size_t nrelet, caprelet;
     double slowest; /* the longest a game took from lease to report */
-    int ndone, nlost;
+    int nlost;
     int64_t released;
     uint64_t before; /* games found in DIR */
     int total_workers;
@@ -563,7 +563,6 @@ static int serve(coord_t *k, bool stopping, char *err, size_t errcap) {
             if (st.MPI_TAG == TAG_DONE) {
                 if (p->done) return gk_fail(err, errcap, GK_E_MPI, "rank %d finished twice", r);
                 p->done = true;
-                k->ndone++;
                 if (p->lost) { /* it came back after all: let it go */
                     int64_t bye = 1;
                     GK_FORWARD_IF(post(k, &bye, 1, r, TAG_BYE, err, errcap));
@@ -743,6 +742,13 @@ static int64_t status_of(coord_t *k) {
     return k->failed ? ST_FAILED : atomic_load(&k->s->stop) != 0 ? ST_STOPPED : ST_OK;
 }
 
+/* Rank 0: every other rank has ended or was given up (a rank may be both). */
+static bool everyone_ended(const coord_t *k) {
+    for (int r = 1; r < k->ranks; r++)
+        if (!k->peer[r].done && !k->peer[r].lost) return false;
+    return true;
+}
+
 /* Rank 0's loop: returns when every rank has ended or was given up. */
 static int coordinate0(coord_t *k, char *err, size_t errcap) {
     rank_state_t *s = k->s;
@@ -796,7 +802,7 @@ static int coordinate0(coord_t *k, char *err, size_t errcap) {
             }
         }
         progress(k, false);
-        if (finished_local && k->ndone + k->nlost >= k->ranks - 1) return 0;
+        if (finished_local && everyone_ended(k)) return 0;
         wait_coord(s);
     }
 }
