@@ -291,8 +291,8 @@ static int run_logs(own_t *o) {
     if (sum.rank != 0) return stop_flag ? o->stop_status : CLI_OK;
     if (sum.ranks_lost || sum.games_released)
         fprintf(stderr,
-                "selfplay: %d rank%s given up as lost; %llu lease%s given again, %llu game%s "
-                "played twice and dropped\n",
+                "selfplay: %d rank%s given up as lost; %llu lease%s ran out or lost and offered "
+                "again, %llu game%s played twice and dropped\n",
                 sum.ranks_lost, sum.ranks_lost == 1 ? "" : "s",
                 (unsigned long long)sum.games_released, sum.games_released == 1 ? "" : "s",
                 (unsigned long long)sum.games_dropped, sum.games_dropped == 1 ? "" : "s");

@@ -30,7 +30,7 @@ done
 # each once.
 "${MPI[@]}" -np 3 "$G" selfplay "${ARGS[@]}" --threads 2 --lease-timeout 0.001 --out "$T/relet" \
     2>"$T/err" || fail "lease timeout: $(cat "$T/err")"
-again=$(sed -n 's/.*lost; \([0-9]*\) leases* given again.*/\1/p' "$T/err")
+again=$(sed -n 's/.*lost; \([0-9]*\) leases* ran out.*/\1/p' "$T/err")
 [ "${again:-0}" -gt 0 ] || fail "lease timeout: no game was leased again: $(cat "$T/err")"
 "$G" log verify --complete "$T/relet" >"$T/v.txt" || { cat "$T/v.txt"; fail "lease timeout: does not verify"; }
 "$G" log cat "$T/relet" | cmp -s - "$T/solo.txt" || fail "lease timeout: other games"
