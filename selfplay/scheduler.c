@@ -587,7 +587,8 @@ static int granted(coord_t *k, const int64_t *buf, int n, char *err, size_t errc
         return gk_fail(err, errcap, GK_E_MPI, "bad grant from rank 0");
     for (size_t i = 0; i < k->nsent; i++)
         GK_FORWARD_IF(keep(k, &k->claim[i], buf[2 + got + (int64_t)i] != 0, err, errcap));
-    memmove(k->claim, k->claim + k->nsent, (k->nclaim - k->nsent) * sizeof *k->claim);
+    if (k->nsent) /* claim is NULL until a game was reported */
+        memmove(k->claim, k->claim + k->nsent, (k->nclaim - k->nsent) * sizeof *k->claim);
     k->nclaim -= k->nsent;
     k->nsent = 0;
     k->req_out = false;
