@@ -22,7 +22,8 @@ static void usage(const cli_search_t *s) {
           "one search thread per game).  Running the same command on the same DIR resumes:\n"
           "finished games are kept, a frame cut short by a kill is dropped and its games played\n"
           "again; other settings are refused.  SIGTERM/SIGINT: games in progress are abandoned,\n"
-          "the finished ones written, and the program exits (status 3) within about a second.\n"
+          "the finished ones written, and the program exits (status 3) within about a second\n"
+          "(3 s more when a rank cannot be reached).\n"
           "  --games N          games in the run (the run can be extended later)\n"
           "  --run DIR          run directory (created); --out DIR says the same\n"
           "  --threads T        threads of this rank (default 1): T / K games at once, each\n"
@@ -41,7 +42,12 @@ static void usage(const cli_search_t *s) {
           "  --coding index|raw actions as gen() indices (default) or raw 32-bit values\n"
           "  --level L          zstd level (default 9)\n"
           "  --frame-games N    games per frame (default 64) ...\n"
-          "  --frame-seconds S  ... or a frame at least every S seconds (default 60)\n"
+          "  --frame-seconds S  ... or a frame at least every S seconds (default 5)\n"
+          "  --lease-timeout S  a game not reported S seconds after it was leased is leased\n"
+          "                     again to another rank (default: 4 x the slowest game so far,\n"
+          "                     at least 60 s); the first report is kept, a later dropped\n"
+          "  --peer-timeout S   a rank not heard from for S seconds is given up and its\n"
+          "                     games leased again (default 10)\n"
           "  --repair           cut a corrupt shard at its first bad frame (its later games\n"
           "                     are played again) instead of refusing to resume\n"
           "  --stop-status S    exit status after a stop by SIGTERM/SIGINT (default 3; 0 for\n"
@@ -76,6 +82,8 @@ enum {
     O_REPAIR,
     O_BENCH,
     O_STOPST,
+    O_LEASET,
+    O_PEERT,
 };
 
 /* "A[,B]": two numbers, B optional. */
@@ -154,6 +162,11 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
         return cli_parse_double(cmd, "--frame-seconds", arg, 0.001, 86400, &o->ro.frame_seconds)
                    ? -1
                    : 1;
+    case O_LEASET:
+        return cli_parse_double(cmd, "--lease-timeout", arg, 0.001, 1e6, &o->ro.lease_seconds) ? -1
+                                                                                               : 1;
+    case O_PEERT:
+        return cli_parse_double(cmd, "--peer-timeout", arg, 0.1, 1e6, &o->ro.peer_seconds) ? -1 : 1;
     case O_REPAIR: o->ro.repair = true; return 1;
     case O_BENCH: o->bench = true; return 1;
     case O_STOPST:
@@ -276,12 +289,20 @@ static int run_logs(own_t *o) {
         return CLI_FAIL;
     }
     if (sum.rank != 0) return stop_flag ? o->stop_status : CLI_OK;
+    if (sum.ranks_lost || sum.games_released)
+        fprintf(stderr,
+                "selfplay: %d rank%s given up as lost; %llu lease%s ran out or lost and offered "
+                "again, %llu game%s played twice and dropped\n",
+                sum.ranks_lost, sum.ranks_lost == 1 ? "" : "s",
+                (unsigned long long)sum.games_released, sum.games_released == 1 ? "" : "s",
+                (unsigned long long)sum.games_dropped, sum.games_dropped == 1 ? "" : "s");
     if (!sum.complete) { /* one line: what is kept and what to do */
         fprintf(stderr,
                 "selfplay: stopped by %s: %llu of %llu games kept in %s (%llu played in %.1f s, "
                 "%llu unfinished to play again); run the same command to continue\n",
                 stop_flag == SIGTERM  ? "SIGTERM"
                 : stop_flag == SIGINT ? "SIGINT"
+                : sum.ranks_lost      ? "the loss of a rank (its unwritten games are missing)"
                                       : "a signal to another rank",
                 (unsigned long long)(sum.games_before + sum.games_played),
                 (unsigned long long)sum.games_total, o->ro.dir,
@@ -321,6 +342,8 @@ int cmd_selfplay(int argc, char **argv) {
                                              {"repair", no_argument, 0, O_REPAIR},
                                              {"bench", no_argument, 0, O_BENCH},
                                              {"stop-status", required_argument, 0, O_STOPST},
+                                             {"lease-timeout", required_argument, 0, O_LEASET},
+                                             {"peer-timeout", required_argument, 0, O_PEERT},
                                              {0, 0, 0, 0}};
     static own_t o; /* large (weights, settings); one per process */
     static cli_search_t sr;

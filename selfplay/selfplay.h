@@ -34,9 +34,11 @@
  * DIR/shard-RRRRR.gkz in frames of complete games.  A rerun on the same DIR resumes:
  * finished games are kept, torn tails cut, the missing games played, and the run ends
  * with games 0..N-1 present exactly once.  The settings text (sp_settings_text) must
- * match the manifest's, else the run is refused.  When *stop becomes non-zero (a signal
- * handler of the caller), ranks abandon the games in progress, write the finished ones
- * and return within about a second plus one search.
+ * match the manifest's, else the run is refused.  A rank writes a game only when rank 0
+ * said to keep it (the first report of a leased game), so a game leased twice is written
+ * once.  When *stop becomes non-zero (a signal handler of the caller), ranks abandon the
+ * games in progress, write the finished ones and return within about a second plus one
+ * search, or SP_STOP_WAIT seconds more when a rank cannot be reached.
  * Only rank 0 prints progress (at most once a second) and the summary.
  */
 #ifndef GK_SELFPLAY_H
@@ -96,8 +98,20 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
 
 /* Defaults of the run options left at zero. */
 #define SP_FRAME_GAMES   64
-#define SP_FRAME_SECONDS 60.0
+#define SP_FRAME_SECONDS 5.0 /* bounds what a kill loses to seconds of play per rank */
 #define SP_ZSTD_LEVEL    9
+/* Leases (THE RUN above).  A leased game not reported within the lease deadline is
+ * leased again to another rank; the first report of a game wins, a later one is dropped
+ * (so a game is written once, by one rank).  The deadline is lease_seconds when given,
+ * else SP_LEASE_FACTOR x the slowest game reported so far, at least SP_LEASE_SECONDS
+ * (none before the first report: the first games of a slow game may take minutes).  A
+ * rank not heard from for peer_seconds (SP_PEER_SECONDS; ranks send a sign of life every
+ * second) is lost: its leases are leased again at once and it is not waited for.  After a
+ * stop a rank that has not ended within SP_STOP_WAIT seconds is lost too. */
+#define SP_LEASE_SECONDS 60.0
+#define SP_LEASE_FACTOR  4.0
+#define SP_PEER_SECONDS  10.0
+#define SP_STOP_WAIT     3.0
 
 /* Options of one run; zero fields take the defaults above (games_at_once: 1). */
 typedef struct sp_run_opts {
@@ -113,6 +127,8 @@ typedef struct sp_run_opts {
     bool stats;                  /* keep per-action statistics in the log */
     uint32_t frame_games;        /* flush a frame at this many games ... */
     double frame_seconds;        /* ... or when its oldest game waited this long */
+    double lease_seconds;        /* > 0: the lease deadline (default: from game times) */
+    double peer_seconds;         /* a rank silent this long is lost (SP_PEER_SECONDS) */
     volatile sig_atomic_t *stop; /* set by the caller's SIGTERM/SIGINT handler */
     FILE *out;                   /* progress and summary (rank 0), normally stderr */
 } sp_run_opts_t;
@@ -123,14 +139,22 @@ typedef struct sp_summary {
     uint64_t games_before;    /* found in DIR at the start */
     uint64_t games_played;    /* finished and written by this run, all ranks */
     uint64_t games_abandoned; /* started and given up because of a stop */
+    uint64_t games_dropped;   /* played again after a lease ran out, and not kept */
+    uint64_t games_released;  /* leases that ran out or were lost and were leased again */
+    int ranks_lost;           /* ranks given up as unreachable (rank 0's count) */
     uint64_t actions;         /* actions of the games played */
     uint64_t white, draws, black;
     double seconds;
     bool stopped;  /* ended by *stop before all N were done */
     bool complete; /* DIR holds games 0..N-1 */
+    /* Set on any rank when a rank was lost or MPI failed: MPI was left without
+     * MPI_Finalize (which would wait for the lost rank for ever).  The caller must end
+     * the process soon, calling no MPI function.  Every game this rank kept is on disk. */
+    bool mpi_abandoned;
 } sp_summary_t;
 
-/* Runs this rank's share.  Returns 0, or a negative gk_status_t with a reason in err.  The
+/* Runs this rank's share.  Returns 0, or a negative gk_status_t with a reason in err (also
+ * when rank 0 cannot be reached: after writing this rank's games).  The
  * reason of a failure seen by every rank alike (bad settings, a refused resume) is given
  * by rank 0 only; other ranks return GK_E_INVALID with err empty.  *sum is filled on
  * rank 0. */

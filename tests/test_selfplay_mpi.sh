@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Self-play under mpirun: the same games come out of 1, 2 and 4 ranks and of 2 threads
+# and of leases that run out (games played twice, one copy kept)
 # (compared as `gounki log cat` text), every run verifies complete, a rerun of a finished
 # run plays nothing, a run can be extended, and changed settings are refused; the SLURM
 # job script runs outside SLURM (mpirun, as root too) to the same games.
@@ -23,6 +24,16 @@ for d in np1 np2 np4 np2t2; do
     "$G" log cat "$T/$d" >"$T/$d.txt"
     cmp -s "$T/solo.txt" "$T/$d.txt" || { diff "$T/solo.txt" "$T/$d.txt" | head; fail "$d differs"; }
 done
+
+# Leases that run out at once (--lease-timeout 0.001): games are leased again and played
+# twice, the first report is kept and the later dropped: still the games of one process,
+# each once.
+"${MPI[@]}" -np 3 "$G" selfplay "${ARGS[@]}" --threads 2 --lease-timeout 0.001 --out "$T/relet" \
+    2>"$T/err" || fail "lease timeout: $(cat "$T/err")"
+again=$(sed -n 's/.*lost; \([0-9]*\) leases* ran out.*/\1/p' "$T/err")
+[ "${again:-0}" -gt 0 ] || fail "lease timeout: no game was leased again: $(cat "$T/err")"
+"$G" log verify --complete "$T/relet" >"$T/v.txt" || { cat "$T/v.txt"; fail "lease timeout: does not verify"; }
+"$G" log cat "$T/relet" | cmp -s - "$T/solo.txt" || fail "lease timeout: other games"
 
 # Every game's record replays by the rules, with the result it claims.
 for i in 0 3 9; do

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# tests/test_multihost_slow.sh -- self-play across three hosts, network namespaces on a bridge.
+# Three network namespaces joined by a bridge, `mpirun` with a hostfile and an rsh agent that enters a namespace
+# (`ip netns exec`) instead of ssh, TCP only.  Checks: (a) the games are byte for byte
+# those of a single process; (b) kill -9 of one host's rank, then the same command on the
+# two other hosts, ends with exactly N games, the same; (c) with one host's link cut in
+# mid-run the run ends on the others, complete, without a rerun (the lost rank's leases
+# are leased again); (d) with a link cut, SIGTERM to the reachable ranks ends them within
+# seconds, and the same command on two hosts completes the run.  Prints the figures of
+# docs/CLUSTER.md's fault table.  The namespaces, the bridge and every process in them
+# are removed at the end, whatever happens; skipped where namespaces cannot be made.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+skip() { echo "test_multihost_slow: skipped: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (ip netns)"
+command -v ip >/dev/null || skip "no ip (iproute2)"
+command -v mpirun >/dev/null || skip "no mpirun"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Names of this run's own (interface names are at most 15 characters).
+tag=$(($$ % 100000))
+NS=(gkh${tag}a gkh${tag}b gkh${tag}c)
+BR=gkbr$tag
+NET=10.$((100 + tag % 100)).$((tag / 100 % 250)).
+SUBNET=${NET}0/24
+MPIRUN_PIDS=()
+cleanup() {
+    set +e
+    kill -KILL "${MPIRUN_PIDS[@]}" 2>/dev/null
+    for ns in "${NS[@]}"; do
+        for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+        ip netns del "$ns" 2>/dev/null
+    done
+    ip link del "$BR" 2>/dev/null
+    wait 2>/dev/null
+    rm -rf "$T"
+}
+trap cleanup EXIT
+ip netns add "${NS[0]}" 2>"$T/err" || skip "cannot create a network namespace: $(cat "$T/err")"
+ip link add "$BR" type bridge 2>"$T/err" || skip "cannot create a bridge: $(cat "$T/err")"
+ip addr add "${NET}254/24" dev "$BR"
+ip link set "$BR" up
+for i in 0 1 2; do
+    [ "$i" = 0 ] || ip netns add "${NS[$i]}"
+    ip link add "gkv${tag}$i" type veth peer name eth0 netns "${NS[$i]}"
+    ip link set "gkv${tag}$i" master "$BR" up
+    ip netns exec "${NS[$i]}" ip addr add "${NET}$((i + 1))/24" dev eth0
+    ip netns exec "${NS[$i]}" ip link set eth0 up
+    ip netns exec "${NS[$i]}" ip link set lo up
+done
+for _ in $(seq 50); do
+    up=0
+    for i in 0 1 2; do
+        [ "$(cat "/sys/class/net/gkv${tag}$i/operstate")" = up ] && up=$((up + 1))
+    done
+    [ "$up" = 3 ] && break
+    sleep 0.1
+done
+
+# The rsh agent: `agent HOST COMMAND...` runs COMMAND in HOST's namespace.
+cat >"$T/agent" <<EOF
+#!/bin/sh
+h=\$1; shift
+case \$h in
+${NET}1) ns=${NS[0]} ;;
+${NET}2) ns=${NS[1]} ;;
+${NET}3) ns=${NS[2]} ;;
+*) echo "agent: unknown host \$h" >&2; exit 1 ;;
+esac
+# The hosts share /tmp and a host name: each daemon gets session directories of its own.
+mkdir -p "$T/tmp/\$ns"
+OMPI_MCA_orte_tmpdir_base="$T/tmp/\$ns" exec ip netns exec \$ns /bin/sh -c "\$*"
+EOF
+chmod +x "$T/agent"
+printf '%s slots=1\n' "${NET}1" "${NET}2" "${NET}3" >"$T/hosts3"
+printf '%s slots=1\n' "${NET}1" "${NET}2" >"$T/hosts2"
+mpi() { # HOSTFILE NP ARGS...: gounki selfplay on the hosts, TCP between them
+    local hf=$1 np=$2
+    shift 2
+    mpirun --hostfile "$hf" -np "$np" --oversubscribe --bind-to none \
+        --mca plm_rsh_agent "$T/agent" --mca routed direct --mca btl tcp,self \
+        --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET" "$G" selfplay "$@"
+}
+where=$(mpirun --hostfile "$T/hosts3" -np 3 --mca plm_rsh_agent "$T/agent" --mca routed direct \
+    --mca oob_tcp_if_include "$SUBNET" sh -c 'ip -4 -o addr show eth0' 2>"$T/err" |
+    awk '{print $4}' | sort | tr '\n' ' ') || true
+[ "$where" = "${NET}1/24 ${NET}2/24 ${NET}3/24 " ] ||
+    fail "mpirun did not start one process on each host: '$where' $(head -c 600 "$T/err")"
+echo "test_multihost_slow: 3 hosts up (${NS[*]}, $SUBNET)"
+
+N=200
+# FRAMES: the frame options (the default frames, --frame-seconds 5 and 64 games, with
+# FRAMES=" "); GK_MULTIHOST_ALL=1 adds kill -9 of every rank and SIGTERM to every rank.
+read -r -a frames <<<"${FRAMES:---frame-games 4}"
+COMMON=(--games $N --seed 11 "${frames[@]}" --peer-timeout 5)
+ARGS=("${COMMON[@]}" --playouts 120)
+SLOW=("${COMMON[@]}" --playouts 300) # (d): a game in progress at the SIGTERM
+"$G" selfplay "${ARGS[@]}" --quiet --out "$T/solo" 2>"$T/err" || fail "single process: $(cat "$T/err")"
+"$G" log cat "$T/solo" >"$T/solo.txt"
+same() { # DIR WHAT: DIR holds the N games of the single process, once each
+    "$G" log verify --complete "$1" >"$T/v.txt" 2>&1 || { cat "$T/v.txt"; fail "$2: does not verify"; }
+    "$G" log cat "$1" | cmp -s - "$T/solo.txt" || fail "$2: not the games of a single process"
+}
+games() { "$G" log verify --quick "$1" 2>/dev/null | sed -n 's/.* \([0-9]*\) distinct.*/\1/p'; }
+rank_pids() { # NAMESPACE: the gounki processes in it
+    local p
+    for p in $(ip netns pids "$1" 2>/dev/null); do
+        [ "$(cat "/proc/$p/comm" 2>/dev/null)" = gounki ] && echo "$p"
+    done
+    true
+}
+wait_games() { # DIR K LOG: waits until DIR holds at least K games
+    for _ in $(seq 600); do [ "$(games "$1")" -ge "$2" ] 2>/dev/null && return 0; sleep 0.05; done
+    tail -20 "$3"
+    fail "$1 never held $2 games"
+}
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+
+# ---- (a) three hosts make the games of one process
+mpi "$T/hosts3" 3 "${ARGS[@]}" --quiet --out "$T/a" 2>"$T/a.err" || { cat "$T/a.err"; fail "3 hosts"; }
+[ "$(ls "$T"/a/shard-*.gkz | wc -l)" = 3 ] || fail "3 hosts did not write 3 shards"
+same "$T/a" "3 hosts"
+echo "test_multihost_slow: (a) 3 hosts: the $N games of a single process"
+
+# ---- (b) kill -9 of host 3's rank; the same command on hosts 1 and 2
+mpi "$T/hosts3" 3 "${ARGS[@]}" --out "$T/b" >"$T/b.err" 2>&1 &
+MPIRUN_PIDS+=($!)
+wait_games "$T/b" 20 "$T/b.err"
+pid=$(rank_pids "${NS[2]}")
+[ -n "$pid" ] || fail "(b): no rank on host 3"
+before=$(games "$T/b")
+kill -KILL $pid
+t0=$(now)
+rc=0
+timeout 60 tail --pid="${MPIRUN_PIDS[-1]}" -f /dev/null || fail "(b): mpirun did not end after the kill"
+wait "${MPIRUN_PIDS[-1]}" || rc=$?
+kept=$(games "$T/b")
+echo "test_multihost_slow: (b) kill -9 of host 3's rank at $before games on disk: mpirun ended" \
+    "(status $rc) $(secs "$t0" "$(now)") s later with $kept of $N games kept"
+t0=$(now)
+mpi "$T/hosts2" 2 "${ARGS[@]}" --quiet --out "$T/b" 2>"$T/b2.err" || { cat "$T/b2.err"; fail "(b) resume"; }
+same "$T/b" "(b) resumed on 2 hosts"
+grep 'stopped by\|given up\|did not answer' "$T/b.err" | sed 's/^/    /' || true
+echo "test_multihost_slow: (b) resumed on hosts 1-2: $N of $N games in $(secs "$t0" "$(now)") s"
+
+# ---- (c) host 3's link cut in mid-run: the run ends on hosts 1 and 2
+mpi "$T/hosts3" 3 "${ARGS[@]}" --out "$T/c" >"$T/c.err" 2>&1 &
+MPIRUN_PIDS+=($!)
+wait_games "$T/c" 20 "$T/c.err"
+ip link set "gkv${tag}2" down
+t0=$(now)
+cut_at=$(games "$T/c")
+for _ in $(seq 1200); do [ -z "$(rank_pids "${NS[0]}")" ] && break; sleep 0.05; done
+[ -z "$(rank_pids "${NS[0]}")" ] || { tail -5 "$T/c.err"; fail "(c): rank 0 still runs 60 s after the cut"; }
+t_end=$(secs "$t0" "$(now)")
+grep -q 'given up as lost' "$T/c.err" || { tail -5 "$T/c.err"; fail "(c): no rank was given up"; }
+for _ in $(seq 200); do [ -z "$(rank_pids "${NS[2]}")" ] && break; sleep 0.05; done
+[ -z "$(rank_pids "${NS[2]}")" ] || fail "(c): the cut rank still runs"
+same "$T/c" "(c) after the cut"
+echo "test_multihost_slow: (c) link of host 3 cut at $cut_at games: the run ended complete," \
+    "$N of $N games, $t_end s after the cut, without a rerun"
+grep '^selfplay: rank\|selfplay: [0-9]* rank\|did not answer' "$T/c.err" | sed 's/^/    /' || true
+sleep 3
+kill -0 "${MPIRUN_PIDS[-1]}" 2>/dev/null &&
+    echo "test_multihost_slow: (c) mpirun itself still runs 3 s after the ranks ended (it waits for host 3's daemon)"
+
+# ---- (d) host 3's link cut, then SIGTERM to the ranks that can be reached
+reconnect() { # mpirun itself still waits for host 3's daemon (Open MPI 4.1 has no timeout for it)
+    kill -KILL "${MPIRUN_PIDS[-1]}" 2>/dev/null || true
+    wait "${MPIRUN_PIDS[-1]}" 2>/dev/null || true
+    for p in $(ip netns pids "${NS[2]}"); do kill -KILL "$p"; done
+    ip link set "gkv${tag}2" up
+    sleep 1
+}
+reconnect
+mpi "$T/hosts3" 3 "${SLOW[@]}" --out "$T/d" >"$T/d.err" 2>&1 &
+MPIRUN_PIDS+=($!)
+wait_games "$T/d" 8 "$T/d.err"
+ip link set "gkv${tag}2" down
+sleep 0.5
+live=$(rank_pids "${NS[0]}") && live="$live $(rank_pids "${NS[1]}")"
+before=$(games "$T/d")
+kill -TERM $live
+t0=$(now)
+for _ in $(seq 400); do [ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")" ] && break; sleep 0.05; done
+[ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")" ] ||
+    { tail -5 "$T/d.err"; fail "(d): the ranks did not end 20 s after SIGTERM"; }
+t_term=$(secs "$t0" "$(now)")
+awk -v t="$t_term" 'BEGIN { exit !(t < 10) }' || fail "(d): SIGTERM took $t_term s"
+for _ in $(seq 300); do [ -z "$(rank_pids "${NS[2]}")" ] && break; sleep 0.05; done
+"$G" log verify "$T/d" >"$T/v.txt" 2>&1 || { cat "$T/v.txt"; fail "(d): the stopped run does not verify"; }
+kept=$(games "$T/d")
+echo "test_multihost_slow: (d) link of host 3 cut, SIGTERM to hosts 1-2: their ranks ended" \
+    "$t_term s later, $kept of $N games kept ($before on disk before the signal)"
+grep 'stopped by' "$T/d.err" | sed 's/^/    /' || true
+mpi "$T/hosts2" 2 "${SLOW[@]}" --quiet --out "$T/d" 2>"$T/d2.err" ||
+    fail "(d) resume: $(tail -5 "$T/d2.err")"
+"$G" log verify --complete "$T/d" >/dev/null || fail "(d) resumed: incomplete"
+echo "test_multihost_slow: (d) resumed on hosts 1-2: $N of $N games"
+
+# ---- (e, f) optional: kill -9 of every rank; SIGTERM to every rank
+if [ -n "${GK_MULTIHOST_ALL:-}" ]; then
+    reconnect
+    for sig in KILL TERM; do
+        rm -rf "$T/e"
+        mpi "$T/hosts3" 3 "${ARGS[@]}" --out "$T/e" >"$T/e.err" 2>&1 &
+        MPIRUN_PIDS+=($!)
+        wait_games "$T/e" 20 "$T/e.err"
+        before=$(games "$T/e")
+        kill -$sig $(rank_pids "${NS[0]}") $(rank_pids "${NS[1]}") $(rank_pids "${NS[2]}")
+        t0=$(now)
+        for _ in $(seq 400); do
+            [ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")$(rank_pids "${NS[2]}")" ] && break
+            sleep 0.05
+        done
+        t_ranks=$(secs "$t0" "$(now)")
+        timeout 60 tail --pid="${MPIRUN_PIDS[-1]}" -f /dev/null || fail "(e): mpirun did not end"
+        echo "test_multihost_slow: (e) SIG$sig to every rank at $before games on disk: the ranks" \
+            "ended $t_ranks s later, mpirun $(secs "$t0" "$(now)") s; $(games "$T/e") of $N games kept"
+        grep 'stopped by' "$T/e.err" | sed 's/^/    /' || true
+        mpi "$T/hosts3" 3 "${ARGS[@]}" --quiet --out "$T/e" 2>"$T/e2.err" || { cat "$T/e2.err"; fail "(e) resume"; }
+        same "$T/e" "(e) SIG$sig, resumed"
+    done
+fi
+echo "test_multihost_slow: ok"
