@@ -299,13 +299,14 @@ static int root_child(ab_search_t *s, const gk_pos_t *p, gk_action_t a, int dept
 }
 
 /* ab_limits_t.top_k: the K best root actions, exactly scored, into out->top[]. */
-static void rank_root(ab_search_t *s, const gk_pos_t *p, int depth, int k, ab_result_t *out) {
+static void rank_root(ab_search_t *s, const gk_pos_t *p, int depth, int k, int floor,
+                      ab_result_t *out) {
     gk_action_t *acts = s->acts[0]; /* the children use acts[1..] */
     int n = gk_gen(p, acts);
     if (k > AB_MAX_TOP) k = AB_MAX_TOP;
     out->ntop = 0;
     for (int i = 0; i < n; i++) {
-        int lo = out->ntop >= k ? out->top_score[k - 1] : -BL_WIN - 1;
+        int lo = out->ntop >= k && out->top_score[k - 1] > floor ? out->top_score[k - 1] : floor;
         int v = root_child(s, p, acts[i], depth, lo);
         if (s->stop) break;
         if (v <= lo) continue;
@@ -363,7 +364,9 @@ int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_li
     int score = 0;
     if (lim->top_k > 0) {
         if (!s->plain && maxd > 1) deepen(s, p, maxd - 1, &best, &score, out);
-        if (!s->stop) rank_root(s, p, maxd, lim->top_k, out);
+        int floor = lim->floor_set && lim->floor > -BL_WIN - 1 ? lim->floor : -BL_WIN - 1;
+        if (floor > BL_WIN - 1) floor = BL_WIN - 1;
+        if (!s->stop) rank_root(s, p, maxd, lim->top_k, floor, out);
         if (out->ntop > 0) {
             uint64_t st = lim->seed;
             int i = lim->randomize ? (int)(gk_splitmix64(&st) % (uint64_t)out->ntop) : 0;

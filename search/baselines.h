@@ -73,6 +73,11 @@ typedef struct ab_limits {
     int top_k;
     bool randomize; /* with top_k: best is drawn uniformly among top[] with seed, */
     uint64_t seed;  /* else best is top[0] */
+    /* With top_k: only actions scoring above floor are ranked (the window starts there):
+     * floor = BL_WIN - 10000 lists the proven wins, -(BL_WIN - 10000) the actions not
+     * proven lost.  When none scores above it, ntop is 0 and best the first legal one. */
+    bool floor_set;
+    int floor;
 } ab_limits_t;
 
 #define AB_MAX_DEPTH 48
