@@ -1,7 +1,7 @@
 /*
  * cli/cmd_tactics.c -- `gounki tactics`: how many tactic positions the search solves.
  *
- * Reads tactics files (docs/FORMATS.md, "Tactics files": tests/fixtures/tactics-suite/ and
+ * Reads tactics files (docs/FORMATS.md, "Tactic files": tests/fixtures/tactics-suite/ and
  * tests/fixtures/tactics/), searches every position with the MCTS under the budget given
  * (a fresh tree each, the search's seed) and counts the positions where the move played is
  * one of the record's accepted moves: a benchmark of tactical sharpness per budget (issue
@@ -53,7 +53,7 @@ static void usage(const cli_search_t *s) {
     printf("usage: gounki tactics FILE... [--playouts N | --time S] [--set NAME=V,...] "
            "[--quiet]\n"
            "       gounki tactics FILE... --verify\n"
-           "Searches every position of the tactics FILEs (docs/FORMATS.md, \"Tactics files\";\n"
+           "Searches every position of the tactics FILEs (docs/FORMATS.md, \"Tactic files\";\n"
            "the suite: tests/fixtures/tactics-suite/gounki.txt) with the MCTS, a fresh tree\n"
            "each, and prints per position the move played and whether it is one of the\n"
            "record's accepted moves, then the positions solved per kind and in all:\n"
