@@ -34,7 +34,13 @@ static void usage(FILE *f) {
             "log-likelihood ratio; the SPRT stops the match as soon as it decides.\n"
             "\n"
             "  --a SPEC, --b SPEC players: random | greedy[:eval=classic|ours,weights=FILE]\n"
-            "                     | ab[:depth=D,time=S,eval=classic|ours,weights=FILE,tt_mb=M]\n"
+            "                     | ab[:depth=D,time=S,eval=classic|ours,weights=FILE,tt_mb=M,\n"
+            "                       id=on|off,randomize=K] (id=off: one fixed-depth search in\n"
+            "                       move-generation order, no iterative deepening, table or\n"
+            "                       ordering; randomize=K: a seeded pick among the K best\n"
+            "                       root moves in the first 4 turns; both need depth=;\n"
+            "                       ab:depth=7,eval=classic,id=off,randomize=16 is the\n"
+            "                       online robot)\n"
             "                     | mcts[:playouts=N,time=S,threads=T,weights=FILE,...]\n"
             "                     | cmd:PROGRAM ARGS... (an engine speaking docs/PROTOCOL.md,\n"
             "                     e.g. 'cmd:gounki engine --playouts 500')\n"
@@ -122,6 +128,10 @@ static void on_pair(void *vc, const match_game_t *g0, const match_game_t *g1,
             n ? 100.0 * ((double)st->w + 0.5 * (double)st->d) / (double)n : 0.0);
     print_elo(stdout, st);
     if (st->sprt) fprintf(stdout, "  LLR %.2f [%.2f, %.2f]", st->llr, st->llr_lower, st->llr_upper);
+    if (st->moves_a && st->moves_b)
+        fprintf(stdout, "  s/move A %.3f (max %.2f) B %.3f (max %.2f)",
+                st->seconds_a / (double)st->moves_a, st->max_a, st->seconds_b / (double)st->moves_b,
+                st->max_b);
     fprintf(stdout, "\n");
     fflush(stdout);
 }
@@ -332,6 +342,11 @@ static void print_summary(const match_opts_t *o, const match_stats_t *st) {
         st->seconds_a > 0 ? (double)st->work_a / st->seconds_a : 0.0, st->seconds_b,
         (unsigned long long)st->work_b,
         st->seconds_b > 0 ? (double)st->work_b / st->seconds_b : 0.0, st->wall_s);
+    printf("time per move: A %.3f s mean, %.3f s max (%llu moves); B %.3f s mean, %.3f s max "
+           "(%llu moves)\n",
+           st->moves_a ? st->seconds_a / (double)st->moves_a : 0.0, st->max_a,
+           (unsigned long long)st->moves_a, st->moves_b ? st->seconds_b / (double)st->moves_b : 0.0,
+           st->max_b, (unsigned long long)st->moves_b);
     for (int k = 0; k < 2; k++) {
         char buf[256] = "";
         size_t len = 0;

@@ -97,7 +97,7 @@ struct ab_search {
     uint64_t tt_mask;
     int history[HISTORY_SIZE];
     gk_action_t killer[AB_MAX_DEPTH + 1][2];
-    /* Per-distance move lists and ordering keys: a Gobs node can have ~1000 actions, too many
+    /* Per-dist move lists and ordering keys: a Gobs node can have ~1000 actions, too many
      * for the stack of a deep recursion. */
     gk_action_t acts[AB_MAX_DEPTH + 1][GK_MAX_ACTIONS];
     int64_t keys[AB_MAX_DEPTH + 1][GK_MAX_ACTIONS];
@@ -107,7 +107,12 @@ struct ab_search {
     double deadline; /* 0 = none */
     int stop;
     gk_action_t root_best;
+    int root_best_score;
     int root_done; /* root moves fully searched in the current iteration */
+    int plain;     /* ab_limits_t.plain: no table, no ordering */
+    /* plain: the triangular principal variation, pvt[dist] the line from dist on */
+    gk_action_t pvt[AB_MAX_DEPTH + 2][AB_MAX_PV];
+    int pvn[AB_MAX_DEPTH + 2];
 };
 
 ab_search_t *ab_new(const bl_eval_t *e, size_t tt_mb) {
@@ -143,8 +148,8 @@ static unsigned hist_slot(gk_action_t a, int stm) {
            (HISTORY_SIZE - 1);
 }
 
-/* Mate scores are stored relative to the node (dist: actions from the root) so that they
- * stay right wherever the position is met again. */
+/* Mate scores are stored relative to the node so that they stay right wherever the
+ * position is met again. */
 static int to_tt(int v, int dist) {
     return v > WIN_BOUND ? v + dist : v < -WIN_BOUND ? v - dist : v;
 }
@@ -158,12 +163,22 @@ static int repeated(const ab_search_t *s, const gk_pos_t *q, int dist) {
     return s->hist && gk_hist_count(s->hist, q->hash) > 0;
 }
 
+/* The line at dist becomes a followed by the line of the child (plain searches). */
+static void pv_update(ab_search_t *s, int dist, gk_action_t a) {
+    int m = s->pvn[dist + 1];
+    if (m > AB_MAX_PV - 1) m = AB_MAX_PV - 1;
+    s->pvt[dist][0] = a;
+    memcpy(&s->pvt[dist][1], s->pvt[dist + 1], (size_t)m * sizeof(gk_action_t));
+    s->pvn[dist] = m + 1;
+}
+
 static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int beta, int dist) {
-    /* dist: actions from the root.  acts[dist], keys[dist], killer[dist] and path[dist + 1]
-     * have room up to AB_MAX_DEPTH; callers never recurse into a finished position. */
+    /* acts[dist], keys[dist], killer[dist] and path[dist + 1] have room up to AB_MAX_DEPTH;
+     * callers never recurse into a finished position. */
     assert(dist >= 0 && dist <= AB_MAX_DEPTH && !gk_over(p));
     assert(alpha < beta);
     s->nodes++;
+    s->pvn[dist] = 0;
     if (s->deadline > 0 && (s->nodes & 1023) == 0 && gk_now_s() >= s->deadline) s->stop = 1;
     if (s->stop) return 0;
     if (depth <= 0 || dist >= AB_MAX_DEPTH) return bl_eval_points(&s->eval, p);
@@ -171,7 +186,7 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     int alpha0 = alpha;
     tt_entry_t *te = &s->tt[p->hash & s->tt_mask];
     gk_action_t ttmove = GK_NO_ACTION;
-    if (te->key == p->hash) {
+    if (!s->plain && te->key == p->hash) {
         ttmove = te->move;
         int v = from_tt(te->score, dist);
         if (dist > 0 && te->depth >= depth &&
@@ -186,8 +201,8 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     if (n <= 0) return -(BL_WIN - dist); /* no legal action: the side to move loses */
 
     /* Move ordering: the table's move, killers, history; near the root (depth >= 2) the
-     * static value of each child, which pays for itself in cut-offs. */
-    for (int i = 0; i < n; i++) {
+     * static value of each child, which pays for itself in cut-offs.  Plain: none. */
+    for (int i = 0; i < n && !s->plain; i++) {
         gk_action_t a = acts[i];
         int64_t k = s->history[hist_slot(a, p->stm)];
         if (a == ttmove)
@@ -212,17 +227,21 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     int best = INT32_MIN;
     gk_action_t bestmove = GK_NO_ACTION;
     for (int i = 0; i < n; i++) {
-        int j = i;
-        for (int k = i + 1; k < n; k++)
-            if (keys[k] > keys[j]) j = k;
-        gk_action_t a = acts[j];
-        acts[j] = acts[i];
-        keys[j] = keys[i];
-        acts[i] = a;
+        if (!s->plain) {
+            int j = i;
+            for (int k = i + 1; k < n; k++)
+                if (keys[k] > keys[j]) j = k;
+            gk_action_t t = acts[j];
+            acts[j] = acts[i];
+            keys[j] = keys[i];
+            acts[i] = t;
+        }
+        gk_action_t a = acts[i];
 
         gk_pos_t q = *p;
         gk_play(&q, a);
         int v;
+        s->pvn[dist + 1] = 0;
         if (gk_over(&q)) {
             v = final_score(&q, p->stm, dist + 1);
         } else if (q.in_turn == 0 && repeated(s, &q, dist)) {
@@ -239,9 +258,13 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
         if (v > best) {
             best = v;
             bestmove = a;
-            if (dist == 0) s->root_best = a;
+            if (dist == 0) s->root_best = a, s->root_best_score = v;
         }
-        if (v > alpha) alpha = v;
+        if (v > alpha) {
+            alpha = v;
+            if (s->plain) pv_update(s, dist, a);
+        }
+        if (alpha >= beta && s->plain) break;
         if (alpha >= beta) {
             unsigned h = hist_slot(a, p->stm);
             if (s->history[h] < (1 << 28)) s->history[h] += depth * depth;
@@ -254,6 +277,7 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     }
 
     assert(bestmove != GK_NO_ACTION && best > INT32_MIN);
+    if (s->plain) return best;
     te->key = p->hash;
     te->move = bestmove;
     te->score = to_tt(best, dist);
@@ -262,22 +286,48 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     return best;
 }
 
-int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_limits_t *lim,
-              ab_result_t *out) {
-    memset(out, 0, sizeof *out);
-    assert(s && lim && lim->depth >= 0);
-    if (gk_over(p)) return -1;
-    double t0 = gk_now_s();
-    int maxd = lim->depth > 0 && lim->depth < AB_MAX_DEPTH ? lim->depth : AB_MAX_DEPTH;
-    s->hist = h;
-    s->nodes = 0;
-    s->stop = 0;
-    s->deadline = lim->time_s > 0 ? t0 + lim->time_s : 0;
-    s->path[0] = p->in_turn == 0 ? p->hash : 0;
-    memset(s->killer, 0, sizeof s->killer);
+/* The value of root action a for the side to move of p, searched to `depth` with the
+ * window (lo, +inf) at dist 0 (the result is exact when above lo). */
+static int root_child(ab_search_t *s, const gk_pos_t *p, gk_action_t a, int depth, int lo) {
+    gk_pos_t q = *p;
+    gk_play(&q, a);
+    if (gk_over(&q)) return final_score(&q, p->stm, 1);
+    if (q.in_turn == 0 && repeated(s, &q, 0)) return 0;
+    s->path[1] = q.in_turn == 0 ? q.hash : 0;
+    if (q.stm == p->stm) return negamax(s, &q, depth - 1, lo, BL_WIN + 1, 1);
+    return -negamax(s, &q, depth - 1, -BL_WIN - 1, -lo, 1);
+}
 
-    gk_action_t best = GK_NO_ACTION;
-    int score = 0;
+/* ab_limits_t.top_k: the K best root actions, exactly scored, into out->top[]. */
+static void rank_root(ab_search_t *s, const gk_pos_t *p, int depth, int k, int floor,
+                      ab_result_t *out) {
+    gk_action_t *acts = s->acts[0]; /* the children use acts[1..] */
+    int n = gk_gen(p, acts);
+    if (k > AB_MAX_TOP) k = AB_MAX_TOP;
+    out->ntop = 0;
+    for (int i = 0; i < n; i++) {
+        int lo = out->ntop >= k && out->top_score[k - 1] > floor ? out->top_score[k - 1] : floor;
+        int v = root_child(s, p, acts[i], depth, lo);
+        if (s->stop) break;
+        if (v <= lo) continue;
+        /* After the earlier actions of equal score (ties go to gen() order). */
+        int at = out->ntop < k ? out->ntop : k - 1;
+        while (at > 0 && out->top_score[at - 1] < v) {
+            out->top[at] = out->top[at - 1];
+            out->top_score[at] = out->top_score[at - 1];
+            at--;
+        }
+        out->top[at] = acts[i];
+        out->top_score[at] = v;
+        if (out->ntop < k) out->ntop++;
+    }
+}
+
+/* Iterative deepening from depth 1 to maxd; the best action and its score of the
+ * deepest finished iteration (or the better part of an unfinished one) into *best and
+ * *score, the depth finished into out->depth.  Stops at a proven score. */
+static void deepen(ab_search_t *s, const gk_pos_t *p, int maxd, gk_action_t *best, int *score,
+                   ab_result_t *out) {
     for (int d = 1; d <= maxd; d++) {
         s->root_best = GK_NO_ACTION;
         s->root_done = 0;
@@ -285,13 +335,56 @@ int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_li
         if (s->stop) {
             /* The first root move searched is the previous best (the table's move), so
              * any move that beat it in the unfinished iteration is a real improvement. */
-            if (s->root_done > 0 && s->root_best != GK_NO_ACTION) best = s->root_best;
+            if (s->root_done > 0 && s->root_best != GK_NO_ACTION) *best = s->root_best;
             break;
         }
-        best = s->root_best;
-        score = v;
+        *best = s->root_best;
+        *score = v;
         out->depth = d;
         if (v > WIN_BOUND || v < -WIN_BOUND) break; /* proven: deeper cannot change it */
+    }
+}
+
+int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_limits_t *lim,
+              ab_result_t *out) {
+    memset(out, 0, sizeof *out);
+    assert(s && lim && lim->depth >= 0 && lim->top_k >= 0);
+    if (gk_over(p)) return -1;
+    double t0 = gk_now_s();
+    int maxd = lim->depth > 0 && lim->depth < AB_MAX_DEPTH ? lim->depth : AB_MAX_DEPTH;
+    s->hist = h;
+    s->nodes = 0;
+    s->stop = 0;
+    s->plain = lim->plain;
+    s->deadline = lim->time_s > 0 ? t0 + lim->time_s : 0;
+    s->path[0] = p->in_turn == 0 ? p->hash : 0;
+    memset(s->killer, 0, sizeof s->killer);
+
+    gk_action_t best = GK_NO_ACTION;
+    int score = 0;
+    if (lim->top_k > 0) {
+        if (!s->plain && maxd > 1) deepen(s, p, maxd - 1, &best, &score, out);
+        int floor = lim->floor_set && lim->floor > -BL_WIN - 1 ? lim->floor : -BL_WIN - 1;
+        if (floor > BL_WIN - 1) floor = BL_WIN - 1;
+        if (!s->stop) rank_root(s, p, maxd, lim->top_k, floor, out);
+        if (out->ntop > 0) {
+            uint64_t st = lim->seed;
+            int i = lim->randomize ? (int)(gk_splitmix64(&st) % (uint64_t)out->ntop) : 0;
+            best = out->top[i];
+            score = out->top_score[i];
+            if (!s->stop) out->depth = maxd;
+        }
+    } else if (s->plain) {
+        s->root_best = GK_NO_ACTION;
+        s->root_done = 0;
+        int v = negamax(s, p, maxd, -BL_WIN - 1, BL_WIN + 1, 0);
+        if (!s->stop || s->root_done > 0) {
+            best = s->root_best;
+            score = s->stop ? s->root_best_score : v;
+        }
+        if (!s->stop) out->depth = maxd;
+    } else {
+        deepen(s, p, maxd, &best, &score, out);
     }
     if (best == GK_NO_ACTION) {
         /* Stopped before the first move of depth 1 finished: any legal move will do. */
@@ -305,6 +398,11 @@ int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_li
     out->nodes = s->nodes;
     out->seconds = gk_now_s() - t0;
 
+    if (s->plain && lim->top_k == 0 && s->pvn[0] > 0 && s->pvt[0][0] == best) {
+        out->npv = s->pvn[0];
+        memcpy(out->pv, s->pvt[0], (size_t)out->npv * sizeof(gk_action_t));
+        return 0;
+    }
     /* Principal variation: the table's moves from the root, checked for legality since
      * a slot may have been overwritten by another position with the same index. */
     gk_pos_t q = *p;
@@ -312,6 +410,7 @@ int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_li
     while (out->npv < AB_MAX_PV && a != GK_NO_ACTION && !gk_over(&q) && gk_is_legal(&q, a)) {
         out->pv[out->npv++] = a;
         gk_play(&q, a);
+        if (s->plain) break;
         tt_entry_t *te = &s->tt[q.hash & s->tt_mask];
         a = te->key == q.hash ? te->move : GK_NO_ACTION;
     }

@@ -1,7 +1,8 @@
 /*
  * search/baselines.h -- the baseline players that measure the MCTS: uniform random,
- * greedy (one action deep), and alpha-beta with iterative deepening, a transposition
- * table and move ordering.  They work on ACTIONS through games/game.h, so they serve
+ * greedy (one action deep), and alpha-beta: with iterative deepening, a transposition
+ * table and move ordering, or (plain) one fixed-depth search in generation order like the
+ * online robot of issue 15.  They work on ACTIONS through games/game.h, so they serve
  * every game; a Gobs jump leg after which the same player moves again is an ordinary
  * node whose value is not negated.
  *
@@ -25,6 +26,7 @@
 #ifndef GK_BASELINES_H
 #define GK_BASELINES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,10 +60,29 @@ typedef struct ab_limits {
     int depth;     /* maximum depth in actions (1..AB_MAX_DEPTH); 0 = AB_MAX_DEPTH */
     double time_s; /* stop after this many seconds (0 = no limit); the deepest finished
                       iteration, or the part of the next one already searched, decides */
+    /* Plain: one alpha-beta of `depth` (which should be set) without iterative deepening,
+     * transposition table or move ordering: every node tries its actions in gen() order,
+     * the first of equal scores wins.  The online robot's search (issue 15). */
+    bool plain;
+    /* top_k > 0: rank the root.  Every root action is searched to `depth` in gen() order
+     * with the window (K-th best score so far, +inf), which gives the same K best actions
+     * and the same exact scores as a full window for each (an action that fails low
+     * cannot enter the top K, and ties go to the earlier action); the top K (score down,
+     * then gen() order) come back in top[] / top_score[].  Not plain: iterations to
+     * depth - 1 first fill the table for the move ordering.  1..AB_MAX_TOP. */
+    int top_k;
+    bool randomize; /* with top_k: best is drawn uniformly among top[] with seed, */
+    uint64_t seed;  /* else best is top[0] */
+    /* With top_k: only actions scoring above floor are ranked (the window starts there):
+     * floor = BL_WIN - 10000 lists the proven wins, -(BL_WIN - 10000) the actions not
+     * proven lost.  When none scores above it, ntop is 0 and best the first legal one. */
+    bool floor_set;
+    int floor;
 } ab_limits_t;
 
 #define AB_MAX_DEPTH 48
 #define AB_MAX_PV    16
+#define AB_MAX_TOP   64
 
 typedef struct ab_result {
     gk_action_t best; /* GK_NO_ACTION only when p has no legal action */
@@ -70,7 +91,11 @@ typedef struct ab_result {
     uint64_t nodes;   /* positions visited */
     double seconds;
     int npv;
-    gk_action_t pv[AB_MAX_PV]; /* principal variation from the transposition table */
+    gk_action_t pv[AB_MAX_PV]; /* principal variation (plain: of the search; else from the
+                                  transposition table; top_k: best, then the table's) */
+    int ntop;                  /* top_k: the ranked root actions, best first */
+    gk_action_t top[AB_MAX_TOP];
+    int top_score[AB_MAX_TOP];
 } ab_result_t;
 
 typedef struct ab_search ab_search_t;

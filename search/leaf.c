@@ -2,7 +2,7 @@
  * search/leaf.c -- shallow alpha-beta and quiescence at an MCTS leaf (see leaf.h).
  *
  * Values are win probabilities for the side to move, so negamax is v -> 1 - v and the
- * window (alpha, beta) becomes (1 - beta, 1 - alpha) one ply down.  Exits and captures are
+ * window (alpha, beta) becomes (1 - beta, 1 - alpha) one action down.  Exits and captures are
  * read from the Gounki action bits (games/gounki.h), which costs no play(); other games
  * get the full-width part only.
  */
@@ -62,7 +62,7 @@ static int threatened(const gk_pos_t *p) {
     return any_exit(acts, gk_gen(&q, acts));
 }
 
-/* Does every action leave the opponent an exit?  (The last quiescence ply under a threat.) */
+/* Does every action leave the opponent an exit?  (The last quiescence action under a threat.) */
 static int all_leave_exit(const gk_pos_t *p, const gk_action_t *acts, int n) {
     gk_action_t reply[GK_MAX_ACTIONS];
     for (int i = 0; i < n; i++) {
@@ -143,7 +143,7 @@ float leaf_search_value(const ev_weights_t *w, const gk_pos_t *p, int depth, int
                         int threats) {
     if (depth < 0) depth = 0;
     if (qdepth < 0) qdepth = 0;
-    if (depth + qdepth > LEAF_MAX_PLIES) qdepth = LEAF_MAX_PLIES - depth;
-    if (qdepth < 0) depth = LEAF_MAX_PLIES, qdepth = 0;
+    if (depth + qdepth > LEAF_MAX_DEPTH) qdepth = LEAF_MAX_DEPTH - depth;
+    if (qdepth < 0) depth = LEAF_MAX_DEPTH, qdepth = 0;
     return negamax(w, p, depth, qdepth, threats, 0.0f, 1.0f);
 }

@@ -14,14 +14,14 @@
  *     a side that stands pat is not checked).  Repetition is not seen (no history here).
  *   - Quiescence (Gounki; in other games it is ev_value()): a side that can exit wins
  *     (1) at once.  When the opponent threatens an exit (it could exit if it were to move)
- *     there is no standing pat: every action is searched, and at the last quiescence ply a
+ *     there is no standing pat: every action is searched, and at the last quiescence action a
  *     position where every action leaves an exit is lost (0).  Otherwise the side may
- *     stand pat on ev_value() or capture (captures searched one ply less deep); with
+ *     stand pat on ev_value() or capture (captures searched one action less deep); with
  *     `threats` also play the actions that bring a stack within exit range (a stack
  *     within its size of the far edge), which the opponent must then answer.
  *   - depth 0 and qdepth 0 is ev_value(w, p) exactly; threats 0 is the quiescence above.
  * Reentrant and allocation-free (its action lists live on the stack, GK_MAX_ACTIONS each
- * per ply: depth + qdepth <= LEAF_MAX_PLIES); deterministic (no randomness, no order
+ * per action: depth + qdepth <= LEAF_MAX_DEPTH); deterministic (no randomness, no order
  * other than gen()'s).
  */
 #ifndef GK_LEAF_H
@@ -30,7 +30,7 @@
 #include "../eval/eval.h"
 #include "../games/game.h"
 
-#define LEAF_MAX_PLIES 12
+#define LEAF_MAX_DEPTH 12
 
 float leaf_search_value(const ev_weights_t *w, const gk_pos_t *p, int depth, int qdepth,
                         int threats);

@@ -532,7 +532,8 @@ typedef struct shared {
     _Atomic uint64_t claimed;
     _Atomic int stop;
     _Atomic int why; /* MCTS_STOP_* of the first reason that ended the search, 0: none yet */
-    uint64_t budget; /* playouts; UINT64_MAX = none */
+    _Atomic uint64_t won_at; /* 1 + the playout at which the root was seen won, 0: not yet */
+    uint64_t budget;         /* playouts; UINT64_MAX = none */
     uint64_t node_limit;
     double t0, deadline; /* deadline 0 = none */
     int early_stop;
@@ -663,14 +664,28 @@ static int stop_for(shared_t *sh, int why) {
  * the tree gets deeper and the evaluations cheaper, and another process on the machine
  * can stop taking its share).  The margin keeps "cannot be overtaken" true in practice. */
 #define MCTS_RATE_MARGIN 1.5
+/* The least search for a faster win on a root proven won (should_stop): a few
+ * hundredths of a second, and playout budgets up to it behave as before. */
+#define MCTS_WON_EXTRA 4096
 
 static int should_stop(shared_t *sh, const arena_t *ar, uint32_t root, uint64_t k) {
     if (atomic_load_explicit(&sh->stop, memory_order_relaxed)) return 1;
     if (sh->ext_stop && atomic_load_explicit(sh->ext_stop, memory_order_relaxed))
         return stop_for(sh, MCTS_STOP_SIGNAL);
-    if (atomic_load_explicit(&ar->nodes[root].proof, memory_order_relaxed) != PROOF_NONE &&
-        decided(sh, ar, root, UINT64_MAX))
-        return stop_for(sh, MCTS_STOP_PROVEN);
+    if (atomic_load_explicit(&ar->nodes[root].proof, memory_order_relaxed) != PROOF_NONE) {
+        if (decided(sh, ar, root, UINT64_MAX)) return stop_for(sh, MCTS_STOP_PROVEN);
+        /* Won, and a faster win may exist: look for it as long again as the proof took
+         * (at least MCTS_WON_EXTRA playouts), then play the proven win.  Searching until
+         * no faster win can exist used the whole budget (issue 15: 1-3 million playouts
+         * on a proven root, the rest of its time). */
+        uint64_t at = atomic_load_explicit(&sh->won_at, memory_order_relaxed);
+        if (!at) {
+            uint64_t none = 0;
+            at = k + 1;
+            if (!atomic_compare_exchange_strong(&sh->won_at, &none, at)) at = none;
+        }
+        if (k >= 2 * at + MCTS_WON_EXTRA) return stop_for(sh, MCTS_STOP_PROVEN);
+    }
     if (sh->node_limit && atomic_load_explicit(&ar->next, memory_order_relaxed) >= sh->node_limit)
         return stop_for(sh, MCTS_STOP_NODES);
     double t = 0.0;
@@ -1094,6 +1109,7 @@ static int shared_init(shared_t *sh, const mcts_t *m, const gk_pos_t *root,
     atomic_init(&sh->claimed, 0);
     atomic_init(&sh->stop, 0);
     atomic_init(&sh->why, 0);
+    atomic_init(&sh->won_at, 0);
     sh->budget = lim->playouts ? lim->playouts : UINT64_MAX;
     sh->node_limit = lim->nodes ? lim->nodes + 1 : 0;
     sh->t0 = t0;

@@ -31,8 +31,12 @@
  *   path) are proven; a node with a child proven won is won, a node whose children are
  *   all proven takes their best.  Wins in fewer actions and losses in more are
  *   preferred: a won root keeps searching (unexpanded children first) until no faster
- *   win can exist, then stops.  Every child of a newly expanded node is played once,
- *   so a win in one at the root is found before the first playout and a move that
+ *   win can exist or, at the latest, for as many playouts again as the proof took (at
+ *   least 4096), then stops and plays its fastest proven win: a won root never spends
+ *   the rest of its budget (issue 15).  Playing a proven win keeps the proof: after the
+ *   reply the kept subtree is proven won in at most d - 2 actions, so the game still
+ *   ends within d.  Every child of a newly expanded node is
+ *   played once, so a win in one at the root is found before the first playout and a move that
  *   allows an immediate exit is proven lost as soon as it is expanded.  A proven
  *   position below the root is not searched further.  Early stop also ends a search
  *   whose root is lost or drawn, or whose most visited action can no longer be

@@ -15,6 +15,9 @@
 #include "../common/status.h"
 
 #define SPEC_MAX 1024
+/* ab:randomize=K draws among the top K root moves in the game's first 4 turns, as the
+ * online robot does in its first 4 plies (a Gounki turn is one action). */
+#define AB_RANDOM_TURNS 4
 
 struct player {
     player_kind_t kind;
@@ -28,6 +31,7 @@ struct player {
     ab_limits_t ablim_spec; /* as the spec gave them (player_set_clock) */
     bool depth_set;
     size_t tt_mb;
+    int randomize; /* ab: randomize=K, the top K root moves in the first AB_RANDOM_TURNS */
     /* mcts */
     mcts_params_t mp;
     mcts_limits_t ml;
@@ -81,6 +85,7 @@ typedef struct spec {
     char weights[SPEC_MAX]; /* weights=FILE */
     ab_limits_t ablim;
     size_t tt_mb;     /* 0: the default */
+    int randomize;    /* randomize=K (0: none) */
     mcts_config_t mc; /* mcts */
     bool has_book;
     char book[SPEC_MAX]; /* book=FILE */
@@ -132,6 +137,16 @@ static int baseline_item(void *ctx, const char *k, const char *v, char *err, siz
         return 1;
     }
     if (!strcmp(k, "time")) return params_double(v, 1e-6, 1e6, &s->ablim.time_s, err, cap) ? -1 : 1;
+    if (!strcmp(k, "id")) {
+        if (params_choice(v, "on|off", &c, err, cap)) return -1;
+        s->ablim.plain = c == 1;
+        return 1;
+    }
+    if (!strcmp(k, "randomize")) {
+        if (params_int(v, 0, AB_MAX_TOP, &x, err, cap)) return -1;
+        s->randomize = (int)x;
+        return 1;
+    }
     if (!strcmp(k, "tt_mb")) {
         if (params_int(v, 1, 4096, &x, err, cap)) return -1;
         s->tt_mb = (size_t)x;
@@ -185,6 +200,10 @@ static int parse_spec(const char *spec, spec_t *s, char *err, size_t errcap) {
     }
     if (s->kind == PLAYER_MCTS && mcts_config_finish(&s->mc, e2, sizeof e2))
         return gk_fail(err, errcap, GK_E_INVALID, "%s: %s", kn, e2);
+    if (s->kind == PLAYER_AB && s->ablim.plain && !s->ablim.depth)
+        return gk_fail(err, errcap, GK_E_INVALID, "ab: id=off needs depth= (a fixed depth)");
+    if (s->kind == PLAYER_AB && s->randomize > 1 && !s->ablim.depth)
+        return gk_fail(err, errcap, GK_E_INVALID, "ab: randomize= needs depth=");
     if (s->has_weights && s->kind != PLAYER_MCTS && s->eval_kind != BL_EVAL_OURS)
         return gk_fail(err, errcap, GK_E_INVALID, "%s: weights= needs eval=ours", kn);
     return 0;
@@ -266,6 +285,7 @@ player_t *player_new(const char *spec, int game, char *err, size_t errcap) {
         if (pl->kind == PLAYER_AB) {
             if (pl->ablim.depth == 0 && pl->ablim.time_s == 0) pl->ablim.depth = 4;
             pl->ablim_spec = pl->ablim;
+            pl->randomize = s->randomize;
             pl->ab = ab_new(&pl->eval, s->tt_mb ? s->tt_mb : 16);
             if (!pl->ab) {
                 snprintf(err, errcap, "ab: out of memory for the transposition table");
@@ -361,7 +381,13 @@ int player_choose(player_t *pl, const gk_pos_t *p, const gk_hist_t *h, uint64_t 
     }
     case PLAYER_AB: {
         ab_result_t r;
-        if (ab_search(pl->ab, p, h, &pl->ablim, &r) < 0) return -1;
+        ab_limits_t lim = pl->ablim;
+        if (pl->randomize > 1 && p->turn < AB_RANDOM_TURNS) {
+            lim.top_k = pl->randomize;
+            lim.randomize = true;
+            lim.seed = s;
+        }
+        if (ab_search(pl->ab, p, h, &lim, &r) < 0) return -1;
         out->action = r.best;
         out->value = bl_points_to_prob(&pl->eval, r.score);
         out->seconds = r.seconds;

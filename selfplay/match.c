@@ -329,7 +329,7 @@ static int play_game(const match_opts_t *o, side_t *sd, int index, const gk_pos_
         }
     }
     bool tc = o->tc_base_s > 0;
-    double clock[2] = {o->tc_base_s, o->tc_base_s}, turn_t0 = 0;
+    double clock[2] = {o->tc_base_s, o->tc_base_s}, turn_t0 = 0, turn_secs = 0;
     gk_action_t list[GK_MAX_ACTIONS], pend[GK_MAX_TURN];
     int npend = 0, ipend = 0;
     for (uint64_t step = 0; rc == 0 && !gk_over(&pos); step++) {
@@ -341,7 +341,7 @@ static int play_game(const match_opts_t *o, side_t *sd, int index, const gk_pos_
         int a_moves = (pos.stm == GK_WHITE) == (g->a_white != 0);
         side_t *mover = &sd[a_moves ? 0 : 1];
         who = a_moves ? 0 : 1;
-        if (pos.in_turn == 0) turn_t0 = gk_now_s();
+        if (pos.in_turn == 0) turn_t0 = gk_now_s(), turn_secs = 0;
         gk_action_t act;
         double *secs = a_moves ? &g->seconds_a : &g->seconds_b;
         uint64_t *work = a_moves ? &g->work_a : &g->work_b;
@@ -372,6 +372,7 @@ static int play_game(const match_opts_t *o, side_t *sd, int index, const gk_pos_
             }
             act = pm.action;
             *secs += pm.seconds;
+            turn_secs += pm.seconds;
             *work += pm.work;
         }
         for (int s = 0; s < 2; s++)
@@ -385,7 +386,10 @@ static int play_game(const match_opts_t *o, side_t *sd, int index, const gk_pos_
         moves_push(&mv, &pos, act);
         if (pos.in_turn != 0 && !gk_over(&pos)) continue;
         double used = gk_now_s() - turn_t0;
-        if (!mover->pl) *secs += used;
+        if (!mover->pl) *secs += used, turn_secs = used;
+        *(a_moves ? &g->moves_a : &g->moves_b) += 1;
+        double *mx = a_moves ? &g->max_a : &g->max_b;
+        if (turn_secs > *mx) *mx = turn_secs;
         if (tc) {
             clock[colour] -= used;
             if (clock[colour] < 0) {
@@ -427,6 +431,10 @@ static void count_game(match_stats_t *st, const match_game_t *g) {
     st->turns += (uint64_t)g->turns;
     st->seconds_a += g->seconds_a;
     st->seconds_b += g->seconds_b;
+    st->moves_a += (uint64_t)g->moves_a;
+    st->moves_b += (uint64_t)g->moves_b;
+    if (g->max_a > st->max_a) st->max_a = g->max_a;
+    if (g->max_b > st->max_b) st->max_b = g->max_b;
     st->work_a += g->work_a;
     st->work_b += g->work_b;
     if (g->end != MATCH_END_RULES) st->ends[g->end_a ? 0 : 1][g->end]++;

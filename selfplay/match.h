@@ -84,6 +84,8 @@ typedef struct match_game {
     int turns;                   /* turns played from start */
     int score_a;                 /* 2 win, 1 draw, 0 loss, for A */
     double seconds_a, seconds_b; /* thinking time */
+    int moves_a, moves_b;        /* turns played by each, and the longest turn's */
+    double max_a, max_b;         /* thinking time */
     uint64_t work_a, work_b;     /* playouts/nodes spent */
     int truncated;               /* more than MATCH_MAX_ACTIONS actions: record cut short */
     int end;                     /* MATCH_END_*; not RULES: the side that lost by it ... */
@@ -101,6 +103,8 @@ typedef struct match_stats {
     uint64_t white_wins, black_wins; /* colour balance, for the record */
     uint64_t turns;                  /* turns over counted games */
     double seconds_a, seconds_b;     /* thinking time over counted games */
+    uint64_t moves_a, moves_b;       /* turns played by each in them */
+    double max_a, max_b;             /* the longest turn's thinking time */
     uint64_t work_a, work_b;
     uint64_t ends[2][MATCH_NENDS]; /* games lost by a fault, [0] A, [1] B, by MATCH_END_* */
     int elo_ok;                    /* the estimate below is valid (at least one pair) */

@@ -61,6 +61,16 @@ else
     grep -q '"stopped_early":false,"stop_reason":"time"' "$T/t2.json" || bad "--time 1 --early-stop on: $secs s, wrong reason"
 fi
 
+# A proven root answers at once, whatever the time (issue 15: a won root searched on to the
+# end of its time, 1-3 million playouts): a forced win in 7 actions (win7-1 of
+# tests/fixtures/tactics-suite/gounki.txt), --time 5.
+P='rsrsr2s/srs1s1s1/5r2/4(rrs)3/8/1(RSS)6/3SRSRS/3RSRSR b 15'
+"$GOUNKI" analyse --position "$P" --time 5 --json > "$T/pr.json" || bad "analyse of the win in 7 failed"
+secs=$(grep -o '"seconds":[0-9.]*' "$T/pr.json" | cut -d: -f2)
+awk "BEGIN{exit !($secs < 2)}" && grep -q '"stopped_early":true,"stop_reason":"proven"' "$T/pr.json" &&
+    grep -q '"best":"e5-d4"' "$T/pr.json" && grep -q '"proof":"win","proof_actions":7' "$T/pr.json" ||
+    bad "--time 5 on a proven win: $secs s, $(grep -o '"proof[^,]*,[^,]*' "$T/pr.json" | head -1), $(grep -o '"stopped_early[^,]*,[^,]*' "$T/pr.json")"
+
 # Gobs, with threads and a time budget.
 "$GOUNKI" analyse --game gobs --time 0.2 --threads 2 > "$T/g.txt" 2>&1 || bad "gobs analyse failed"
 grep -q '^best' "$T/g.txt" || bad "gobs: no best move"

@@ -38,19 +38,36 @@ static void test_classic(void) {
     gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
     gk_pos_t p;
     gk_game_by_id(GK_GAME_GOUNKI)->setup(&p, &r);
+    /* 16 pieces (1600), no round captured, 8 stacks on rank 1 and 8 on rank 2 (24). */
+    check("classic: start count",
+          classic_gounki_side(&p, GK_WHITE) == 1624 && classic_gounki_side(&p, GK_BLACK) == 1624);
     check("classic: start is level", classic_eval(&p) == 0);
-    /* White: square a1 (rank 0) and round e4 (3 ranks up); Black: square b1 (7 ranks up
-     * for Black) and round h8 (0 ranks up).  White to move. */
+    /* White: square a1 (rank 1) and round e4 (rank 4): 200 + 7 rounds taken (231) + 5.
+     * Black: square b1 (rank 8 for Black) and round h8 (rank 1): 200 + 231 + 9. */
     gk_pos_t q = load(GK_GAME_GOUNKI, "7r/8/8/8/4R3/8/8/Ss6 w 10");
-    int white = CLASSIC_PIECE + CLASSIC_ROUND + 3 * CLASSIC_ADVANCE;
-    int black = CLASSIC_PIECE + 7 * CLASSIC_ADVANCE + CLASSIC_ROUND;
-    check("classic: hand count, white to move", classic_eval(&q) == white - black);
+    check("classic: white's count", classic_gounki_side(&q, GK_WHITE) == 436);
+    check("classic: black's count", classic_gounki_side(&q, GK_BLACK) == 440);
+    check("classic: white to move", classic_eval(&q) == -4);
     gk_pos_t qb = load(GK_GAME_GOUNKI, "7r/8/8/8/4R3/8/8/Ss6 b 10");
-    check("classic: same position, black to move", classic_eval(&qb) == black - white);
-    /* Stacks count their simple pieces: a white (RRS) on c3 against a black s on h8. */
+    check("classic: black to move", classic_eval(&qb) == 4);
+    /* A stack counts its pieces but its rank once: RRS on c3 is 300 + 6 rounds taken
+     * (198) + 3 = 501; the same pieces on c3, d3, e3 are 300 + 198 + 9 = 507.  Black's
+     * lone square on h8: 100 + 264 + 1 = 365. */
     gk_pos_t st = load(GK_GAME_GOUNKI, "7s/8/8/8/8/2(RRS)5/8/8 w 3");
-    int w3 = CLASSIC_PIECE + 2 * CLASSIC_ROUND + 3 * 2 * CLASSIC_ADVANCE;
-    check("classic: stack", classic_eval(&st) == w3 - CLASSIC_PIECE);
+    check("classic: stack",
+          classic_gounki_side(&st, GK_WHITE) == 501 && classic_eval(&st) == 501 - 365);
+    gk_pos_t sp = load(GK_GAME_GOUNKI, "7s/8/8/8/8/2RRS3/8/8 w 3");
+    check("classic: spread", classic_gounki_side(&sp, GK_WHITE) == 507);
+    /* A lost round costs 67 (+ its rank, 1 on b1), a lost square 100 (+ 1 on a1). */
+    gk_pos_t nr = load(GK_GAME_GOUNKI, "rsrsrsrs/srsrsrsr/8/8/8/8/RSRSRSRS/S1SRSRSR w 0");
+    check("classic: a round lost", classic_eval(&nr) == -68);
+    gk_pos_t ns = load(GK_GAME_GOUNKI, "rsrsrsrs/srsrsrsr/8/8/8/8/RSRSRSRS/1RSRSRSR w 0");
+    check("classic: a square lost", classic_eval(&ns) == -101);
+    /* Advancing a stack one rank earns 1: the start after a2-b3 (a round, rank 2 -> 3). */
+    gk_pos_t adv = p;
+    char err[256];
+    check("classic: a2-b3 plays", gk_play_move_text(&adv, "a2-b3", err, sizeof err) == 0);
+    check("classic: advance", classic_eval(&adv) == -1 /* black to move */);
 
     gk_rules_t rg = {GK_GAME_GOBS, 0, GK_DEFAULT_TURN_LIMIT};
     gk_game_by_id(GK_GAME_GOBS)->setup(&p, &rg);
@@ -158,12 +175,171 @@ static void test_ab(void) {
     ab_free(s);
 }
 
+/* Plain negamax without pruning, the reference of the plain alpha-beta (no repetition
+ * can happen within 3 actions, so none is scored). */
+static int minimax(const bl_eval_t *e, const gk_pos_t *p, int depth, int dist) {
+    if (depth == 0) return bl_eval_points(e, p);
+    gk_action_t list[GK_MAX_ACTIONS];
+    int n = gk_gen(p, list), best = -BL_WIN - 1;
+    for (int i = 0; i < n; i++) {
+        gk_pos_t q = *p;
+        gk_play(&q, list[i]);
+        int v;
+        if (gk_over(&q)) {
+            int res = gk_result_for(&q, p->stm);
+            v = res > 0 ? BL_WIN - (dist + 1) : res < 0 ? -(BL_WIN - (dist + 1)) : 0;
+        } else {
+            v = minimax(e, &q, depth - 1, dist + 1);
+            if (q.stm != p->stm) v = -v;
+        }
+        if (v > best) best = v;
+    }
+    return best;
+}
+
+/* Positions for the comparisons: the start, hand-made tactics, and seeded random games
+ * cut after 4..40 turns. */
+static int test_positions(gk_pos_t *out, int cap) {
+    static const char *const fixed[] = {
+        "7r/8/8/8/4R3/8/8/Ss6 w 10",
+        "3R4/8/8/8/4S3/8/8/7s w 0",
+        "rs3s1s/s(rr)1s1rsr/4s1S1/2Rs3r/2rS1R2/3S4/1SR3(RS)1/SrSR2SR w 24",
+        "r4srs/s1s1Rrs1/ss4r1/r1R2(RSS)2/1S(rr)5/1r1R4/1S1SR1RS/3(RS)2SR w 24",
+        "1s1s2rs/1rs1s1s1/s4r2/2S5/2S2R(rrs)1/4S(rr)2/(RR)S4(RS)1/S1S2RS1 b 31",
+    };
+    int n = 0;
+    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
+    gk_game_by_id(GK_GAME_GOUNKI)->setup(&out[n++], &r);
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed && n < cap; i++)
+        out[n++] = load(GK_GAME_GOUNKI, fixed[i]);
+    for (uint64_t g = 1; n < cap; g++) {
+        gk_pos_t p;
+        gk_game_by_id(GK_GAME_GOUNKI)->setup(&p, &r);
+        int turns = 4 + (int)(g * 7 % 37);
+        for (int t = 0; t < turns && !gk_over(&p); t++) gk_play(&p, bl_random(&p, g * 1000 + t));
+        if (!gk_over(&p)) out[n++] = p;
+    }
+    return n;
+}
+
+/* id=off (plain): the minimax value at depths 1-3, the iterative deepening's value at
+ * depths 1-4, every legal move, and the ranked root's exact scores. */
+static void test_ab_plain(void) {
+    bl_eval_t ev = {.kind = BL_EVAL_CLASSIC};
+    ab_search_t *s = ab_new(&ev, 4), *t = ab_new(&ev, 4);
+    check("ab plain: allocated", s && t);
+    if (!s || !t) return;
+    gk_pos_t pos[24];
+    int np = test_positions(pos, 24);
+    int same_minimax = 0, same_id = 0, cmp_minimax = 0, cmp_id = 0;
+    ab_result_t r, ri;
+    for (int i = 0; i < np; i++) {
+        for (int d = 1; d <= 4; d++) {
+            ab_limits_t plain = {.depth = d, .plain = true}, id = {.depth = d};
+            ab_clear(s);
+            ab_clear(t);
+            ab_search(s, &pos[i], NULL, &plain, &r);
+            ab_search(t, &pos[i], NULL, &id, &ri);
+            check("ab plain: legal", gk_is_legal(&pos[i], r.best));
+            check("ab plain: depth", r.depth == d);
+            check("ab plain: pv", r.npv >= 1 && r.pv[0] == r.best);
+            /* id stops early at a proven score; compare only values both searched fully */
+            if (ri.depth == d || ri.score > BL_WIN - 100 || ri.score < -BL_WIN + 100) {
+                cmp_id++;
+                same_id += r.score == ri.score;
+                if (r.score != ri.score)
+                    printf("position %d depth %d: plain %d, iterative deepening %d\n", i, d,
+                           r.score, ri.score);
+            }
+            if (d <= 3) {
+                cmp_minimax++;
+                same_minimax += r.score == minimax(&ev, &pos[i], d, 0);
+            }
+            /* The best move scores what the search says (its child's minimax value). */
+            if (d <= 3) {
+                gk_pos_t q = pos[i];
+                gk_play(&q, r.best);
+                int v;
+                if (gk_over(&q)) {
+                    v = gk_result_for(&q, pos[i].stm) > 0 ? BL_WIN - 1 : -(BL_WIN - 1);
+                } else {
+                    v = minimax(&ev, &q, d - 1, 1);
+                    if (q.stm != pos[i].stm) v = -v;
+                }
+                check("ab plain: the best move has the best score", v == r.score);
+            }
+        }
+    }
+    printf("ab plain: minimax value %d/%d, iterative deepening's value %d/%d\n", same_minimax,
+           cmp_minimax, same_id, cmp_id);
+    check("ab plain: equals minimax", same_minimax == cmp_minimax);
+    check("ab plain: equals iterative deepening", same_id == cmp_id);
+
+    /* Ranked root: the top K are the K best by exact score, ties in gen() order. */
+    for (int i = 0; i < np && i < 8; i++) {
+        const int d = 3, k = 16;
+        gk_action_t list[GK_MAX_ACTIONS];
+        int sc[GK_MAX_ACTIONS], n = gk_gen(&pos[i], list);
+        for (int j = 0; j < n; j++) {
+            gk_pos_t q = pos[i];
+            gk_play(&q, list[j]);
+            if (gk_over(&q)) {
+                sc[j] = gk_result_for(&q, pos[i].stm) > 0 ? BL_WIN - 1 : -(BL_WIN - 1);
+            } else {
+                sc[j] = minimax(&ev, &q, d - 1, 1);
+                if (q.stm != pos[i].stm) sc[j] = -sc[j];
+            }
+        }
+        for (int plainv = 0; plainv < 2; plainv++) {
+            ab_limits_t rk = {.depth = d, .plain = plainv, .top_k = k};
+            ab_clear(s);
+            ab_search(s, &pos[i], NULL, &rk, &r);
+            int want = n < k ? n : k, ok = r.ntop == want;
+            /* Selection by (score down, index up), as rank_root defines the top K. */
+            int used[GK_MAX_ACTIONS] = {0};
+            for (int m = 0; m < want && ok; m++) {
+                int b = -1;
+                for (int j = 0; j < n; j++)
+                    if (!used[j] && (b < 0 || sc[j] > sc[b])) b = j;
+                used[b] = 1;
+                ok = r.top[m] == list[b] && r.top_score[m] == sc[b];
+            }
+            check("ab top_k: the K best with exact scores", ok);
+            check("ab top_k: not randomized, the best", r.best == r.top[0]);
+        }
+    }
+
+    /* randomize: a function of the seed, among the top K, and varying with the seed. */
+    gk_pos_t st = pos[0];
+    gk_action_t seen[AB_MAX_TOP];
+    int nseen = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        ab_limits_t rl = {.depth = 3, .plain = true, .top_k = 16, .randomize = true, .seed = seed};
+        ab_clear(s);
+        ab_search(s, &st, NULL, &rl, &r);
+        ab_clear(s);
+        ab_search(s, &st, NULL, &rl, &ri);
+        check("ab randomize: same seed, same move", r.best == ri.best && r.score == ri.score);
+        int in = 0;
+        for (int m = 0; m < r.ntop; m++) in |= r.top[m] == r.best;
+        check("ab randomize: among the top K", in && r.ntop == 16);
+        int known = 0;
+        for (int m = 0; m < nseen; m++) known |= seen[m] == r.best;
+        if (!known && nseen < AB_MAX_TOP) seen[nseen++] = r.best;
+    }
+    printf("ab randomize: %d different moves in 40 seeds\n", nseen);
+    check("ab randomize: varies with the seed", nseen >= 8);
+    ab_free(s);
+    ab_free(t);
+}
+
 int main(void) {
     gk_init();
     test_classic();
     test_random();
     test_greedy();
     test_ab();
+    test_ab_plain();
     if (failures) return 1;
     printf("test_baselines: all passed\n");
     return 0;

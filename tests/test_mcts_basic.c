@@ -3,7 +3,7 @@
  * determinism for a seed, visit accounting, a full arena (keeps searching, says so),
  * tree reuse (explicit advance and automatic), repetition draws from the history,
  * Gobs roots in the middle of a jump chain, sampling, parameters by name, errors, the
- * monitor (info so far, an outside stop).
+ * monitor (info so far, an outside stop), a proven root ending the search at once.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -389,9 +389,76 @@ static void test_time_rule(void) {
     mcts_free(m);
 }
 
+/* A proven root ends the search at once, under every budget (issue 15: a won root used
+ * the rest of its time, 1-3 million playouts), and the proof holds: playing on, the game
+ * ends within the proven number of actions.  The position is win7-1 of
+ * tests/fixtures/tactics-suite/gounki.txt: Black wins in 7 actions (e5-d4). */
+static void test_proven_root(void) {
+    const char *text = "rsrsr2s/srs1s1s1/5r2/4(rrs)3/8/1(RSS)6/3SRSRS/3RSRSR b 15";
+    gk_pos_t p;
+    char err[256];
+    CHECK(gk_game_by_id(GK_GAME_GOUNKI)->pos_from_text(&p, text, 500, err, sizeof err) == 0, "%s",
+          err);
+    ev_weights_t w;
+    ev_weights_default(p.game, &w);
+    mcts_params_t mp;
+    mcts_params_default(&mp);
+    mp.tree_mb = 64;
+    mcts_t *m = mcts_new(&mp, &w);
+    CHECK(m != NULL, "mcts_new");
+    if (!m) return;
+    for (int b = 0; b < 4; b++) {
+        mcts_limits_t l;
+        mcts_limits_default(&l);
+        const char *what[] = {"playouts 10^6", "time 5 s, early stop off",
+                              "clock 100 s, no playout limit", "time 5 s, 2 threads"};
+        if (b == 0) l.playouts = 1000000;
+        if (b == 1 || b == 3) l.playouts = 0, l.time_s = 5, l.early_stop = 0;
+        if (b == 2) l.playouts = 0, l.clock_s = 100;
+        mcts_t *mm = m;
+        if (b == 3) {
+            mcts_params_t m2 = mp;
+            m2.threads = 2;
+            mm = mcts_new(&m2, &w);
+            CHECK(mm != NULL, "mcts_new, 2 threads");
+            if (!mm) continue;
+        }
+        mcts_clear(mm);
+        CHECK(mcts_search(mm, &p, NULL, &l, &ra) == 0, "%s: search failed", what[b]);
+        CHECK(ra.stop_reason == MCTS_STOP_PROVEN && ra.stopped_early &&
+                  ra.proof == MCTS_PROVEN_WIN && ra.proof_actions == 7 && ra.seconds < 2.0,
+              "%s: stop %s, proof %d in %d, %.2f s, %llu playouts", what[b],
+              mcts_stop_name(ra.stop_reason), ra.proof, ra.proof_actions, ra.seconds,
+              (unsigned long long)ra.playouts);
+        if (mm != m) mcts_free(mm);
+    }
+    /* Both sides searched by one tree (kept between moves): every search is proven at
+     * once and Black exits within 7 actions. */
+    mcts_clear(m);
+    gk_pos_t q = p;
+    int actions = 0;
+    while (!gk_over(&q) && actions < 12) {
+        mcts_limits_t l;
+        mcts_limits_default(&l);
+        l.playouts = 0, l.time_s = 5, l.early_stop = 0;
+        CHECK(mcts_search(m, &q, NULL, &l, &ra) == 0, "search failed");
+        CHECK(ra.stop_reason == MCTS_STOP_PROVEN && ra.seconds < 2.0 &&
+                  ra.proof_actions <= 7 - actions,
+              "action %d: stop %s, proof %d in %d, %.2f s", actions, mcts_stop_name(ra.stop_reason),
+              ra.proof, ra.proof_actions, ra.seconds);
+        mcts_advance(m, ra.best);
+        gk_play(&q, ra.best);
+        actions++;
+    }
+    CHECK(gk_over(&q) && q.result == GK_WIN_BLACK && actions <= 7,
+          "the proven win did not end the game: result %d after %d actions", q.result, actions);
+    mcts_free(m);
+}
+
 int main(void) {
     gk_init();
     test_time_rule();
+    test_proven_root();
     test_determinism();
     test_tree_full();
     test_reuse();

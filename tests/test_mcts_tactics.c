@@ -12,9 +12,9 @@
  * and for the winning kinds prove the win in 1 (win1, deploy) or 3 actions (win2).
  *
  * The leaf searches of search/leaf.h must see the same tactics: a win in one scores 1 at
- * one quiescence ply (and at one full-width ply), a fork (win2) 1 at one full-width ply
+ * one quiescence action (and at one full-width action), a fork (win2) 1 at one full-width action
  * plus one of quiescence, and in a block position every move that does not block scores 1
- * for the opponent at one quiescence ply while the position itself scores above 0.
+ * for the opponent at one quiescence action while the position itself scores above 0.
  *
  * As a benchmark (issue 15): `test_mcts_tactics --playouts N [--set NAME=V,...]` searches
  * every record with N playouts instead of its own budget and the given search parameters,
@@ -89,7 +89,7 @@ static void check_leaf(const record_t *r, const gk_pos_t *p, const gk_action_t *
           r->name);
     if (!strcmp(r->kind, "win1") || !strcmp(r->kind, "deploy")) {
         CHECK(leaf_search_value(w, p, 0, 1, 0) == 1.0f, "%s: quiescence misses the exit", r->name);
-        CHECK(leaf_search_value(w, p, 1, 0, 0) == 1.0f, "%s: 1-ply minimax misses the exit",
+        CHECK(leaf_search_value(w, p, 1, 0, 0) == 1.0f, "%s: 1-action minimax misses the exit",
               r->name);
     } else if (!strcmp(r->kind, "win2")) {
         CHECK(leaf_search_value(w, p, 1, 1, 0) == 1.0f,

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "games/game.h"
+#include "search/baselines.h"
 #include "search/player.h"
 
 static int failures;
@@ -105,6 +106,38 @@ int main(void) {
     bad_spec("ab: depth=4", " depth");
     bad_spec("ab:depth=4\n", "control");
     bad_spec("ab:tt_mb=100000", "tt_mb");
+    bad_spec("ab:id=off", "depth");
+    bad_spec("ab:id=no,depth=2", "id");
+    bad_spec("ab:randomize=8", "depth");
+    bad_spec("ab:randomize=65,depth=2", "randomize");
+
+    /* The robot's opening randomisation: a function of the move's seed in the first 4
+     * turns, varying with it; the best move (the same for every seed) from turn 4 on. */
+    {
+        player_t *rb = make("ab:depth=2,eval=classic,id=off,randomize=8", GK_GAME_GOUNKI);
+        gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
+        gk_pos_t p;
+        gk_game_by_id(GK_GAME_GOUNKI)->setup(&p, &r);
+        gk_pos_t late = p;
+        for (int t = 0; t < 4; t++) gk_play(&late, bl_random(&late, (uint64_t)t + 3));
+        gk_action_t first = GK_NO_ACTION, late_first = GK_NO_ACTION;
+        int differ = 0, late_differ = 0;
+        for (uint64_t seed = 1; rb && seed <= 20; seed++) {
+            player_move_t m1, m2, m3;
+            player_new_game(rb, 5);
+            player_choose(rb, &p, NULL, seed, &m1);
+            player_choose(rb, &p, NULL, seed, &m2);
+            player_choose(rb, &late, NULL, seed, &m3);
+            check("randomize: same seed, same move", m1.action == m2.action);
+            check("randomize: legal", gk_is_legal(&p, m1.action));
+            if (seed == 1) first = m1.action, late_first = m3.action;
+            differ |= m1.action != first;
+            late_differ |= m3.action != late_first;
+        }
+        check("randomize: varies with the seed in the first 4 turns", differ);
+        check("randomize: the best move from turn 4 on", !late_differ);
+        player_free(rb);
+    }
 
     const char *specs[] = {
         "random",     "greedy",          "greedy:eval=classic", "ab:depth=2,eval=classic",
