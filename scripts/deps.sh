@@ -7,7 +7,8 @@ set -euo pipefail
 # pictures name; libedit-dev: line editing and history at `gounki play`'s prompt (optional
 # in the build).
 pkgs=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libzstd-dev zstd libxxhash-dev libedit-dev
-      clang libomp-dev libclang-rt-14-dev clang-format chromium librsvg2-bin fonts-dejavu-core)
+      clang libomp-dev libclang-rt-14-dev clang-format chromium librsvg2-bin fonts-dejavu-core
+      iproute2)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
