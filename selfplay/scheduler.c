@@ -108,6 +108,16 @@ static int mpi_fail(char *err, size_t cap, const char *what, int rc) {
 
 /* ------------------------------------------------------------------ workers */
 
+/* The array a of *cap elements (n in use) with room for one more: a itself, or a
+ * reallocation doubling from 16; NULL when memory runs out (a and *cap left as they were). */
+static void *room_for_one(void *a, size_t *cap, size_t n, size_t elem) {
+    if (n < *cap) return a;
+    size_t c = *cap ? 2 * *cap : 16;
+    void *b = realloc(a, c * elem);
+    if (b) *cap = c;
+    return b;
+}
+
 static void queue_push(rank_state_t *s, uint64_t idx) {
     if (s->qlen == s->qcap) {
         size_t cap = s->qcap ? 2 * s->qcap : 64;
@@ -156,14 +166,8 @@ static void worker(rank_state_t *s) {
         pthread_mutex_lock(&s->mu);
         s->busy--;
         if (rc == SP_DONE) {
-            if (s->nfin == s->fincap) {
-                size_t cap = s->fincap ? 2 * s->fincap : 16;
-                finished_t *p = realloc(s->fin, cap * sizeof *p);
-                if (p) {
-                    s->fin = p;
-                    s->fincap = cap;
-                }
-            }
+            finished_t *fa = room_for_one(s->fin, &s->fincap, s->nfin, sizeof *s->fin);
+            if (fa) s->fin = fa;
             if (s->nfin < s->fincap)
                 s->fin[s->nfin++] = f;
             else {
@@ -371,13 +375,9 @@ static int keep(coord_t *k, finished_t *f, bool owned, char *err, size_t errcap)
 /* ---- rank 0's books: leases, reports, lost ranks */
 
 static int hold(peer_t *p, uint64_t idx, double t) {
-    if (p->nheld == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 16;
-        held_t *h = realloc(p->held, cap * sizeof *h);
-        if (!h) return -1;
-        p->held = h;
-        p->cap = cap;
-    }
+    held_t *h = room_for_one(p->held, &p->cap, p->nheld, sizeof *p->held);
+    if (!h) return -1;
+    p->held = h;
     p->held[p->nheld++] = (held_t){idx, t};
     return 0;
 }
@@ -393,13 +393,9 @@ static int release(coord_t *k, uint64_t idx, int holder) {
     relet_t *e = relet_find(k, idx);
     if (e && e->owned) return 0;
     if (!e) {
-        if (k->nrelet == k->caprelet) {
-            size_t cap = k->caprelet ? 2 * k->caprelet : 16;
-            relet_t *a = realloc(k->relet, cap * sizeof *a);
-            if (!a) return -1;
-            k->relet = a;
-            k->caprelet = cap;
-        }
+        relet_t *a = room_for_one(k->relet, &k->caprelet, k->nrelet, sizeof *k->relet);
+        if (!a) return -1;
+        k->relet = a;
         e = &k->relet[k->nrelet++];
         *e = (relet_t){.index = idx};
     }
@@ -670,17 +666,13 @@ static int collect(coord_t *k, char *err, size_t errcap) {
         } else if (k->rank == 0) {
             rc = keep(k, f, report(k, 0, f->index), err, errcap);
         } else {
-            if (k->nclaim == k->capclaim) {
-                size_t cap = k->capclaim ? 2 * k->capclaim : 16;
-                finished_t *a = realloc(k->claim, cap * sizeof *a);
-                if (!a) {
-                    gl_buf_free(&f->rec);
-                    rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-                    continue;
-                }
-                k->claim = a;
-                k->capclaim = cap;
+            finished_t *a = room_for_one(k->claim, &k->capclaim, k->nclaim, sizeof *k->claim);
+            if (!a) {
+                gl_buf_free(&f->rec);
+                rc = gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
+                continue;
             }
+            k->claim = a;
             k->claim[k->nclaim++] = *f;
         }
     }
