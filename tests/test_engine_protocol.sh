@@ -3,11 +3,11 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 tmp=$T
-trap 'rm -rf "$T"; [ -n "${ENG_PID:-}" ] && kill "$ENG_PID" 2>/dev/null' EXIT
+trap 'rm -rf "$T"; [ -n "${PID:-}" ] && kill "$PID" 2>/dev/null' EXIT
 
 start() {
     coproc ENG { "$GOUNKI" engine "$@" 2>"$tmp/stderr"; }
-    ENG_PID=$ENG_PID
+    PID=$ENG_PID # bash unsets ENG_PID once the engine has exited
     IN=${ENG[1]}
     OUT=${ENG[0]}
 }
@@ -47,10 +47,10 @@ while [ $i -lt ${#L[@]} ]; do
     *) fail "line of the session neither '> ' nor '< ': $l" ;;
     esac
 done
-wait "$ENG_PID"
+wait "$PID"
 rc=$?
 [ $rc -eq 0 ] || fail "the engine exited with $rc after quit"
-ENG_PID=
+PID=
 
 # ---- error cases: every one answers one error line and the engine goes on ----
 run() { printf '%b' "$1" | "$GOUNKI" engine 2>"$tmp/err"; }
@@ -114,10 +114,10 @@ while getline "info position"; do case $line in "info position"*) break ;; esac;
 [[ $line == *"tomove black"* ]] || fail "bestmove '$mv' is not playable: $line"
 send "go infinite"
 send "quit"
-wait "$ENG_PID"
+wait "$PID"
 rc=$?
 [ $rc -eq 0 ] || fail "quit during a search: exit $rc"
-ENG_PID=
+PID=
 
 # A Gobs weight file starts the session in Gobs; a game it does not fit is refused.
 out=$(printf 'show\ngame gounki\nsetoption name weights value\ngame gounki\nshow\n' |
