@@ -8,7 +8,9 @@
 # are leased again); (d) with a link cut, SIGTERM to the reachable ranks ends them within
 # seconds, and the same command on two hosts completes the run; (g) gounki train with a
 # link cut in a generation's self-play ends on hosts 1-2 (before: hung in MPI_Allreduce /
-# MPI_Finalize for ever) and resumes.  Prints the figures of
+# MPI_Finalize for ever) and resumes; (h) host 3 dies (link down, then kill -9 of
+# every process there, orted too): mpirun ends the job, the survivors write what they
+# have, and the same command on hosts 1-2 completes it.  Prints the figures of
 # docs/CLUSTER.md's fault table.  The namespaces, the bridge and every process in them
 # are removed at the end, whatever happens; skipped where namespaces cannot be made.
 set -euo pipefail
@@ -229,6 +231,37 @@ SUB=train mpi "$T/hosts2" 2 "${TRAIN[@]}" --quiet --run "$T/g" >"$T/g2.err" 2>&1
 "$G" log verify --complete "$T/g/gen-001/logs" >/dev/null || fail "(g) resumed: incomplete self-play"
 grep -q 'best weights:' "$T/g2.err" || fail "(g) resumed: no report: $(tail -3 "$T/g2.err")"
 echo "test_multihost_slow: (g) train resumed on hosts 1-2: generation 1 done in $(secs "$t0" "$(now)") s"
+
+# ---- (h) host 3 dies: its link down (no FIN or RST reaches the others, as at a power
+# cut), then kill -9 of every process in its namespace, its orted too.  Here the orted is
+# mpirun's child (the rsh agent execs into it), so mpirun sees it die, as it would see a
+# node's ssh or slurmstepd end: it ends the job; the ranks left write what they have, and
+# the same command on hosts 1 and 2 completes the run.
+reconnect
+mpi "$T/hosts3" 3 "${ARGS[@]}" --out "$T/h" >"$T/h.err" 2>&1 &
+MPIRUN_PIDS+=($!)
+wait_games "$T/h" 20 "$T/h.err"
+ip link set "gkv${tag}2" down
+for p in $(ip netns pids "${NS[2]}"); do kill -KILL "$p" 2>/dev/null || true; done
+t0=$(now)
+died_at=$(games "$T/h")
+for _ in $(seq 1200); do [ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")" ] && break; sleep 0.05; done
+[ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")" ] ||
+    { tail -5 "$T/h.err"; fail "(h): the ranks of hosts 1-2 still run 60 s after host 3 died"; }
+t_end=$(secs "$t0" "$(now)")
+rc=0
+timeout 30 tail --pid="${MPIRUN_PIDS[-1]}" -f /dev/null || fail "(h): mpirun did not end 30 s after the ranks"
+wait "${MPIRUN_PIDS[-1]}" || rc=$?
+t_mpirun=$(secs "$t0" "$(now)")
+"$G" log verify "$T/h" >"$T/v.txt" 2>&1 || { cat "$T/v.txt"; fail "(h): the run left does not verify"; }
+kept=$(games "$T/h")
+echo "test_multihost_slow: (h) host 3 died at $died_at games on disk: the ranks of hosts 1-2 ended" \
+    "$t_end s later, mpirun $t_mpirun s (status $rc), $kept of $N games kept"
+ip link set "gkv${tag}2" up
+t0=$(now)
+mpi "$T/hosts2" 2 "${ARGS[@]}" --quiet --out "$T/h" 2>"$T/h2.err" || { cat "$T/h2.err"; fail "(h) resume"; }
+same "$T/h" "(h) resumed on 2 hosts"
+echo "test_multihost_slow: (h) resumed on hosts 1-2: $N of $N games in $(secs "$t0" "$(now)") s"
 
 # ---- (e, f) optional: kill -9 of every rank; SIGTERM to every rank
 if [ -n "${GK_MULTIHOST_ALL:-}" ]; then
