@@ -193,6 +193,7 @@ static int options(int argc, char **argv, train_opts_t *o, cli_search_t *sr, int
 
 int cmd_train(int argc, char **argv) {
     int inited = 0, provided;
+    bool abandoned = false;
     MPI_Initialized(&inited);
     if (!inited) MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     int rank = 0;
@@ -210,12 +211,15 @@ int cmd_train(int argc, char **argv) {
     } else if (rc == CLI_OK) {
         cli_catch_stop_signals(on_signal, false);
         o.stop = &stop_flag;
+        o.mpi_abandoned = &abandoned;
         char err[1024];
         if (train_run(&o, err, sizeof err)) {
             if (rank == 0) cli_error(CMD, "%s", err);
             rc = CLI_FAIL;
         }
     }
+    /* MPI_Finalize waits for every rank, a lost one too. */
+    if (abandoned) return rc;
     int fin = 0;
     MPI_Finalized(&fin);
     if (!fin) MPI_Finalize();

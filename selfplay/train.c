@@ -277,6 +277,7 @@ typedef struct loop {
     int threads;  /* per rank, self-play */
     int threads0; /* rank 0 alone: tuning and matches, while the other ranks sleep */
     ev_weights_t start;
+    bool abandoned; /* self-play lost a rank: no more MPI calls */
 } loop_t;
 
 static void say(const loop_t *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -575,6 +576,18 @@ static int phase_selfplay(loop_t *L, int g, char *err, size_t errcap) {
         "thread(s)",
         g, o->games, o->playouts, r->best_before, L->nranks, L->threads);
     int rc = sp_run(&ro, &sum, err, errcap);
+    if (sum.mpi_abandoned) {
+        L->abandoned = true;
+        if (L->o->mpi_abandoned) *L->o->mpi_abandoned = true;
+        /* Even when rank 0 finished every game on the ranks left, the loop's next
+         * collective would wait for the lost rank: stop here; a rerun resumes the step. */
+        if (!rc || !err[0])
+            rc = gk_fail(err, errcap, GK_E_STOPPED,
+                         "generation %d self-play lost a rank (%llu games played); rerun "
+                         "the same command to resume",
+                         g, (unsigned long long)sum.games_played);
+        return rc;
+    }
     if (rc && err[0]) return gk_err_wrap(err, errcap, rc, "generation %d self-play: ", g);
     if (rc) return gk_fail(err, errcap, rc, "generation %d self-play: failed on another rank", g);
     if (L->rank != 0) return 0;
@@ -612,6 +625,7 @@ static int step_selfplay(loop_t *L, int g, char *err, size_t errcap) {
         free(mine);
         L->s = NULL;
     }
+    if (L->abandoned) return rc;
     int any = rc ? 1 : 0, all = 0;
     MPI_Allreduce(&any, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (all && !rc)
@@ -703,6 +717,10 @@ int train_run(const train_opts_t *o, char *err, size_t errcap) {
             break;
         }
         int step_rc = run_step(&L, msg[0], msg[1], err, errcap);
+        if (L.abandoned) { /* no broadcast: a lost rank would never take it */
+            rc = step_rc;
+            break;
+        }
         if (L.rank == 0) rc = step_rc ? step_rc : record_step(&L, err, errcap);
         /* loop: rank 0 broadcasts STEP_ERROR next when rc != 0 */
     }

@@ -82,6 +82,10 @@ typedef struct train_opts {
                              only (0 = every generation) */
     bool quiet;
     volatile sig_atomic_t *stop; /* set by the caller's SIGTERM/SIGINT handler; may be NULL */
+    /* Out, may be NULL: set when self-play lost a rank (sp_summary_t.mpi_abandoned).  The
+     * loop then calls no MPI function again (a collective would wait for the lost rank for
+     * ever) and train_run fails; the caller must skip MPI_Finalize and end the process. */
+    bool *mpi_abandoned;
 } train_opts_t;
 
 void train_opts_default(train_opts_t *o);

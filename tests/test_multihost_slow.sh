@@ -6,7 +6,11 @@
 # two other hosts, ends with exactly N games, the same; (c) with one host's link cut in
 # mid-run the run ends on the others, complete, without a rerun (the lost rank's leases
 # are leased again); (d) with a link cut, SIGTERM to the reachable ranks ends them within
-# seconds, and the same command on two hosts completes the run.  Prints the figures of
+# seconds, and the same command on two hosts completes the run; (g) gounki train with a
+# link cut in a generation's self-play ends on hosts 1-2 (before: hung in MPI_Allreduce /
+# MPI_Finalize for ever) and resumes; (h) host 3 dies (link down, then kill -9 of
+# every process there, orted too): mpirun ends the job, the survivors write what they
+# have, and the same command on hosts 1-2 completes it.  Prints the figures of
 # docs/CLUSTER.md's fault table.  The namespaces, the bridge and every process in them
 # are removed at the end, whatever happens; skipped where namespaces cannot be made.
 set -euo pipefail
@@ -73,12 +77,12 @@ EOF
 chmod +x "$T/agent"
 printf '%s slots=1\n' "${NET}1" "${NET}2" "${NET}3" >"$T/hosts3"
 printf '%s slots=1\n' "${NET}1" "${NET}2" >"$T/hosts2"
-mpi() { # HOSTFILE NP ARGS...: gounki selfplay on the hosts, TCP between them
+mpi() { # HOSTFILE NP ARGS...: gounki $SUB (default selfplay) on the hosts, TCP between them
     local hf=$1 np=$2
     shift 2
     mpirun --hostfile "$hf" -np "$np" --oversubscribe --bind-to none \
         --mca plm_rsh_agent "$T/agent" --mca routed direct --mca btl tcp,self \
-        --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET" "$G" selfplay "$@"
+        --mca btl_tcp_if_include "$SUBNET" --mca oob_tcp_if_include "$SUBNET" "$G" "${SUB:-selfplay}" "$@"
 }
 where=$(mpirun --hostfile "$T/hosts3" -np 3 --mca plm_rsh_agent "$T/agent" --mca routed direct \
     --mca oob_tcp_if_include "$SUBNET" sh -c 'ip -4 -o addr show eth0' 2>"$T/err" |
@@ -197,6 +201,67 @@ mpi "$T/hosts2" 2 "${SLOW[@]}" --quiet --out "$T/d" 2>"$T/d2.err" ||
     fail "(d) resume: $(tail -5 "$T/d2.err")"
 "$G" log verify --complete "$T/d" >/dev/null || fail "(d) resumed: incomplete"
 echo "test_multihost_slow: (d) resumed on hosts 1-2: $N of $N games"
+
+# ---- (g) gounki train: host 3's link cut in a generation's self-play.  The ranks left
+# finish the games, then end (no collective, no MPI_Finalize on the lost rank: either
+# would wait for ever); the same command on hosts 1 and 2 finishes the generation.
+reconnect
+TRAIN=(--generations 1 --games $N --playouts 120 --threads 1 --match-games 2 --ladder-games 0 --seed 11)
+SUB=train mpi "$T/hosts3" 3 "${TRAIN[@]}" --run "$T/g" >"$T/g.err" 2>&1 &
+MPIRUN_PIDS+=($!)
+wait_games "$T/g/gen-001/logs" 20 "$T/g.err"
+ip link set "gkv${tag}2" down
+t0=$(now)
+cut_at=$(games "$T/g/gen-001/logs")
+for _ in $(seq 1200); do [ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")" ] && break; sleep 0.05; done
+[ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")" ] ||
+    { tail -5 "$T/g.err"; fail "(g): train's ranks on hosts 1-2 still run 60 s after the cut"; }
+t_end=$(secs "$t0" "$(now)")
+grep -q 'lost a rank' "$T/g.err" || { tail -5 "$T/g.err"; fail "(g): no lost rank reported"; }
+for _ in $(seq 400); do [ -z "$(rank_pids "${NS[2]}")" ] && break; sleep 0.05; done
+[ -z "$(rank_pids "${NS[2]}")" ] || fail "(g): the cut rank of train still runs"
+kept=$(games "$T/g/gen-001/logs")
+echo "test_multihost_slow: (g) train, link of host 3 cut at $cut_at games: ranks 0-1 ended" \
+    "$t_end s after the cut with $kept of $N games kept"
+grep 'lost a rank' "$T/g.err" | sed 's/^/    /' || true
+reconnect
+t0=$(now)
+SUB=train mpi "$T/hosts2" 2 "${TRAIN[@]}" --quiet --run "$T/g" >"$T/g2.err" 2>&1 ||
+    fail "(g) resume: $(tail -5 "$T/g2.err")"
+"$G" log verify --complete "$T/g/gen-001/logs" >/dev/null || fail "(g) resumed: incomplete self-play"
+grep -q 'best weights:' "$T/g2.err" || fail "(g) resumed: no report: $(tail -3 "$T/g2.err")"
+echo "test_multihost_slow: (g) train resumed on hosts 1-2: generation 1 done in $(secs "$t0" "$(now)") s"
+
+# ---- (h) host 3 dies: its link down (no FIN or RST reaches the others, as at a power
+# cut), then kill -9 of every process in its namespace, its orted too.  Here the orted is
+# mpirun's child (the rsh agent execs into it), so mpirun sees it die, as it would see a
+# node's ssh or slurmstepd end: it ends the job; the ranks left write what they have, and
+# the same command on hosts 1 and 2 completes the run.
+reconnect
+mpi "$T/hosts3" 3 "${ARGS[@]}" --out "$T/h" >"$T/h.err" 2>&1 &
+MPIRUN_PIDS+=($!)
+wait_games "$T/h" 20 "$T/h.err"
+ip link set "gkv${tag}2" down
+for p in $(ip netns pids "${NS[2]}"); do kill -KILL "$p" 2>/dev/null || true; done
+t0=$(now)
+died_at=$(games "$T/h")
+for _ in $(seq 1200); do [ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")" ] && break; sleep 0.05; done
+[ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")" ] ||
+    { tail -5 "$T/h.err"; fail "(h): the ranks of hosts 1-2 still run 60 s after host 3 died"; }
+t_end=$(secs "$t0" "$(now)")
+rc=0
+timeout 30 tail --pid="${MPIRUN_PIDS[-1]}" -f /dev/null || fail "(h): mpirun did not end 30 s after the ranks"
+wait "${MPIRUN_PIDS[-1]}" || rc=$?
+t_mpirun=$(secs "$t0" "$(now)")
+"$G" log verify "$T/h" >"$T/v.txt" 2>&1 || { cat "$T/v.txt"; fail "(h): the run left does not verify"; }
+kept=$(games "$T/h")
+echo "test_multihost_slow: (h) host 3 died at $died_at games on disk: the ranks of hosts 1-2 ended" \
+    "$t_end s later, mpirun $t_mpirun s (status $rc), $kept of $N games kept"
+ip link set "gkv${tag}2" up
+t0=$(now)
+mpi "$T/hosts2" 2 "${ARGS[@]}" --quiet --out "$T/h" 2>"$T/h2.err" || { cat "$T/h2.err"; fail "(h) resume"; }
+same "$T/h" "(h) resumed on 2 hosts"
+echo "test_multihost_slow: (h) resumed on hosts 1-2: $N of $N games in $(secs "$t0" "$(now)") s"
 
 # ---- (e, f) optional: kill -9 of every rank; SIGTERM to every rank
 if [ -n "${GK_MULTIHOST_ALL:-}" ]; then
