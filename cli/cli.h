@@ -49,6 +49,19 @@ int cli_parse_u64_in(const char *cmd, const char *flag, const char *s, uint64_t 
 int cli_parse_double(const char *cmd, const char *flag, const char *s, double lo, double hi,
                      double *out);
 
+/* The self-play endings that selfplay and train share, with one meaning:
+ * --resign V[,SHARE]|off (V in [-1, 1], SHARE in [0, 1]; SHARE left as *share when not
+ * given) and --adjudicate T,K,M|off (from turn T >= 1 on, a lead of K >= 1 pieces held
+ * for M >= 1 turn ends in a row; off sets *turn = 0).  Return 0, or -1 after the error. */
+int cli_parse_resign(const char *cmd, const char *arg, bool *on, float *value, float *share);
+int cli_parse_adjudicate(const char *cmd, const char *arg, int *turn, int *lead, int *span);
+#define CLI_RESIGN_HELP                                                                            \
+    "  --resign V[,SHARE] resign below root value V (in [-1,1]) twice in a row; SHARE\n"           \
+    "                     of the games play on to measure false resignations (0.1)\n"
+#define CLI_ADJUDICATE_HELP                                                                        \
+    "  --adjudicate T,K,M Gobs: from turn T on, a side ahead by K pieces or more at M\n"           \
+    "                     turn ends in a row wins by adjudication; 'off'\n"
+
 /* ---- one getopt loop for every command ----
  * A command's options come in GROUPS: a getopt_long table (ending in {0}), the function
  * that takes them and its state.  The groups below are shared; a command adds its own

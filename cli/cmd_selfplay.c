@@ -33,10 +33,9 @@ static void usage(const cli_search_t *s) {
           "it\n" CLI_RULES_HELP CLI_TURNS_HELP CLI_OPENINGS_HELP
           "                     (default random:4; lines:FILE excludes the others)\n"
           "  --temperature T[,N]  sample actions by visits^(1/T) during the first N turns\n"
-          "                     (default 1,10; 0 = always the most visited)\n"
-          "  --resign V[,SHARE] resign below root value V (in [-1,1]) twice in a row; SHARE\n"
-          "                     of the games play on to measure false resignations (0.1);\n"
-          "                     'off' (default)\n"
+          "                     (default 1,10; 0 = always the most visited)\n" CLI_RESIGN_HELP
+          "                     'off' (default)\n" CLI_ADJUDICATE_HELP
+          "                     (default; see docs/RULES.md)\n"
           "  --top K            children kept per decision in the log (default 16, max 64)\n"
           "  --no-stats         leave the root statistics out of the log\n"
           "  --coding index|raw actions as gen() indices (default) or raw 32-bit values\n"
@@ -73,6 +72,7 @@ enum {
     O_TPG = 0x2001,
     O_TEMP,
     O_RESIGN,
+    O_ADJUD,
     O_TOP,
     O_NOSTATS,
     O_CODING,
@@ -131,13 +131,10 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
         s->temp_turns = (int)y;
         return 1;
     case O_RESIGN:
-        s->resign_on = strcmp(arg, "off") != 0;
-        if (!s->resign_on) return 1;
-        y = s->resign_share;
-        if (parse_pair("--resign", arg, -1, 1, &x, 0, 1, &y, &has)) return -1;
-        s->resign_value = (float)x;
-        s->resign_share = (float)y;
-        return 1;
+        return cli_parse_resign(cmd, arg, &s->resign_on, &s->resign_value, &s->resign_share) ? -1
+                                                                                             : 1;
+    case O_ADJUD:
+        return cli_parse_adjudicate(cmd, arg, &s->adj_turn, &s->adj_lead, &s->adj_span) ? -1 : 1;
     case O_TOP:
         if (cli_parse_long(cmd, "--top", arg, 1, GL_MAX_TOP, &v)) return -1;
         s->top = (int)v;
@@ -228,6 +225,13 @@ static int settle(const cli_pos_opts_t *po, const cli_run_t *run, cli_search_t *
     s->resign_on = o->set.resign_on;
     s->resign_value = o->set.resign_value;
     s->resign_share = o->set.resign_share;
+    s->adj_turn = o->set.adj_turn;
+    s->adj_lead = o->set.adj_lead;
+    s->adj_span = o->set.adj_span;
+    if (s->adj_turn > 0 && rules.game != GK_GAME_GOBS) {
+        cli_error(cmd, "--adjudicate: only Gobs games are adjudicated (docs/RULES.md)");
+        return CLI_USAGE;
+    }
     s->top = o->set.top;
     if (op->kind) {
         s->open_kind = op->kind == CLI_OPEN_NONE     ? GL_OPEN_NONE
@@ -333,6 +337,7 @@ int cmd_selfplay(int argc, char **argv) {
     static const struct option own_opts[] = {{"threads-per-game", required_argument, 0, O_TPG},
                                              {"temperature", required_argument, 0, O_TEMP},
                                              {"resign", required_argument, 0, O_RESIGN},
+                                             {"adjudicate", required_argument, 0, O_ADJUD},
                                              {"top", required_argument, 0, O_TOP},
                                              {"no-stats", no_argument, 0, O_NOSTATS},
                                              {"coding", required_argument, 0, O_CODING},

@@ -52,7 +52,10 @@ static void usage(FILE *f, const cli_search_t *sr) {
           "                     threads, at most the cores; use mpirun --bind-to none)\n"
           "  --policy-gens N    with --policy: fit the policy in the first N generations\n"
           "                     only (default 0: every generation)\n"
-          "  --quiet            only errors and the final report\n" CLI_RULES_HELP CLI_TURNS_HELP
+          "  --quiet            only errors and the final report\n" CLI_RESIGN_HELP
+          "                     or 'off' (default: on at -0.95,0.1 for Gobs, off for\n"
+          "                     Gounki)\n" CLI_ADJUDICATE_HELP
+          "                     (default; see docs/RULES.md)\n" CLI_RULES_HELP CLI_TURNS_HELP
           "the tuner (as for 'gounki tune'):\n",
           f);
     cli_tune_help(f);
@@ -66,7 +69,18 @@ static void usage(FILE *f, const cli_search_t *sr) {
           f);
 }
 
-enum { O_GENS = 0x2001, O_MATCH, O_GATE, O_LADDER, O_WINDOW, O_FROM, O_THREADS0, O_PGENS };
+enum {
+    O_GENS = 0x2001,
+    O_MATCH,
+    O_GATE,
+    O_LADDER,
+    O_WINDOW,
+    O_FROM,
+    O_THREADS0,
+    O_PGENS,
+    O_RESIGN,
+    O_ADJUD
+};
 
 static int own_take(const char *cmd, void *state, int opt, const char *arg) {
     train_opts_t *o = state;
@@ -101,6 +115,14 @@ static int own_take(const char *cmd, void *state, int opt, const char *arg) {
         o->window = (int)v;
         return 1;
     case O_FROM: o->from = arg; return 1;
+    case O_RESIGN: {
+        bool on;
+        if (cli_parse_resign(cmd, arg, &on, &o->resign_value, &o->resign_share)) return -1;
+        o->resign = on;
+        return 1;
+    }
+    case O_ADJUD:
+        return cli_parse_adjudicate(cmd, arg, &o->adj_turn, &o->adj_lead, &o->adj_span) ? -1 : 1;
     case O_THREADS0:
         if (cli_parse_long(cmd, "--rank0-threads", arg, 1, 1024, &v)) return -1;
         o->threads0 = (int)v;
@@ -151,6 +173,8 @@ static int options(int argc, char **argv, train_opts_t *o, cli_search_t *sr, int
                                              {"from", required_argument, 0, O_FROM},
                                              {"rank0-threads", required_argument, 0, O_THREADS0},
                                              {"policy-gens", required_argument, 0, O_PGENS},
+                                             {"resign", required_argument, 0, O_RESIGN},
+                                             {"adjudicate", required_argument, 0, O_ADJUD},
                                              {0, 0, 0, 0}};
     /* silence the shared helpers on other ranks */
     if (rank != 0 && !freopen("/dev/null", "w", stderr)) return CLI_FAIL;
@@ -188,7 +212,13 @@ static int options(int argc, char **argv, train_opts_t *o, cli_search_t *sr, int
     if (op.kind) o->openings = (int)op.turns; /* none: 0 */
     o->sprt = sprt.on;
     o->sprt_params = sprt.p;
-    return cli_rules(CMD, &po, &o->rules);
+    if ((rc = cli_rules(CMD, &po, &o->rules))) return rc;
+    train_opts_endings(o);
+    if (o->adj_turn > 0 && o->rules.game != GK_GAME_GOBS) {
+        cli_error(CMD, "--adjudicate: only Gobs games are adjudicated (docs/RULES.md)");
+        return CLI_USAGE;
+    }
+    return CLI_OK;
 }
 
 int cmd_train(int argc, char **argv) {

@@ -119,6 +119,56 @@ int cli_load_weights(const char *cmd, const char *flag, const char *path, int ga
     return CLI_FAIL;
 }
 
+/* ------------------------------------------------------------------ self-play endings */
+
+int cli_parse_resign(const char *cmd, const char *arg, bool *on, float *value, float *share) {
+    *on = strcmp(arg, "off") != 0;
+    if (!*on) return 0;
+    char buf[128];
+    if (snprintf(buf, sizeof buf, "%s", arg) >= (int)sizeof buf) {
+        cli_error(cmd, "--resign: too long");
+        return -1;
+    }
+    char *comma = strchr(buf, ',');
+    if (comma) *comma = 0;
+    double x, y = *share;
+    if (cli_parse_double(cmd, "--resign", buf, -1, 1, &x) ||
+        (comma && cli_parse_double(cmd, "--resign", comma + 1, 0, 1, &y)))
+        return -1;
+    *value = (float)x;
+    *share = (float)y;
+    return 0;
+}
+
+int cli_parse_adjudicate(const char *cmd, const char *arg, int *turn, int *lead, int *span) {
+    if (!strcmp(arg, "off")) {
+        *turn = 0;
+        return 0;
+    }
+    char buf[128];
+    if (snprintf(buf, sizeof buf, "%s", arg) >= (int)sizeof buf) {
+        cli_error(cmd, "--adjudicate: too long");
+        return -1;
+    }
+    char *f[3], *c = buf;
+    for (int i = 0; i < 3; i++) {
+        f[i] = c;
+        c = strchr(c, ',');
+        if ((i < 2) != (c != NULL)) {
+            cli_error(cmd, "--adjudicate: '%s' is not T,K,M (three numbers) or off", arg);
+            return -1;
+        }
+        if (c) *c++ = 0;
+    }
+    long t, k, m;
+    if (cli_parse_long(cmd, "--adjudicate", f[0], 1, 100000, &t) ||
+        cli_parse_long(cmd, "--adjudicate", f[1], 1, 100, &k) ||
+        cli_parse_long(cmd, "--adjudicate", f[2], 1, 100000, &m))
+        return -1;
+    *turn = (int)t, *lead = (int)k, *span = (int)m;
+    return 0;
+}
+
 /* ------------------------------------------------------------------ engines */
 
 int cli_check_player(const char *cmd, const char *flag, const char *spec, int game) {

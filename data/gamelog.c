@@ -524,7 +524,9 @@ int gl_decode_game(const uint8_t *data, size_t n, int version, gl_game_t *g, siz
         gk_action_t tmp[GK_MAX_ACTIONS];
         if (gk_gen(&end, tmp) == 0) gk_apply_no_move(&end);
     }
-    bool resigned = g->reason == GK_REASON_RESIGN && !gk_over(&end);
+    /* Ended off the board: the record's result stands where the rules have not ended it. */
+    bool resigned =
+        (g->reason == GK_REASON_RESIGN || g->reason == GK_REASON_ADJUDICATED) && !gk_over(&end);
     if (end.hash != g->final_hash || end.turn != g->turns ||
         (!resigned && (end.result != g->result || end.reason != g->reason))) {
         rc = gk_fail(err, errcap, GK_E_REPLAY,

@@ -88,6 +88,7 @@ const char *gk_reason_text(gk_reason_t r) {
         [GK_REASON_GOBS] = "gobs",
         [GK_REASON_GOBS_DRAW] = "gobs-draw",
         [GK_REASON_RESIGN] = "resign",
+        [GK_REASON_ADJUDICATED] = "adjudication",
     };
     return (unsigned)r < GK_NREASONS ? names[r] : "unknown";
 }

@@ -64,6 +64,7 @@ typedef enum {
     GK_REASON_GOBS,        /* Gobs: opponent below 5 pieces, or failed to answer a GOBS */
     GK_REASON_GOBS_DRAW,   /* Gobs: a GOBSed side eliminated back to 5 pieces */
     GK_REASON_RESIGN,      /* a player resigned (self-play, play) */
+    GK_REASON_ADJUDICATED, /* self-play: Gobs lead held long enough (docs/RULES.md) */
     GK_NREASONS
 } gk_reason_t;
 

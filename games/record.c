@@ -611,7 +611,7 @@ const char *gk_winner_text(gk_result_t r) {
 /* The endings of the rules, by their gk_reason_named names (old ones too). */
 static int rules_reason(const char *t) {
     int r = gk_reason_named(t, strlen(t));
-    return r > GK_REASON_NONE && r != GK_REASON_RESIGN;
+    return r > GK_REASON_NONE && r != GK_REASON_RESIGN && r != GK_REASON_ADJUDICATED;
 }
 
 /* A claim (token or tag) as a result, checked against the rules' end; -2 when it

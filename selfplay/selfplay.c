@@ -9,6 +9,7 @@
 
 #include "../common/clock.h"
 #include "../common/status.h"
+#include "../games/gobs.h"
 
 /* Independent streams of one game: the same stream id gives the same numbers. */
 enum { STREAM_OPENING = 1, STREAM_SEARCH, STREAM_TEMPERATURE, STREAM_RESIGN, STREAM_BOOK };
@@ -89,6 +90,10 @@ int sp_settings_text(const sp_settings_t *s, char *buf, size_t cap) {
         (double)m->noise_frac, m->reuse);
     /* The tactical options of issue 15 only when one is on, so that the runs made before
      * them keep their fingerprint. */
+    /* Adjudication likewise only when on. */
+    if (n >= 0 && (size_t)n < cap && s->adj_turn > 0)
+        n += snprintf(buf + n, cap - (size_t)n, " adjudicate=%d,%d,%d", s->adj_turn, s->adj_lead,
+                      s->adj_span);
     if (n >= 0 && (size_t)n < cap &&
         (m->leaf_minimax || m->quiesce || m->implicit_minimax > 0.0f || m->leaf_proof ||
          m->quiesce_threats))
@@ -145,6 +150,18 @@ static gl_settings_t game_settings(const sp_settings_t *s) {
                      : s->book                    ? s->book->hash
                                                   : 0,
     };
+}
+
+/* Adjudication (sp_settings_t.adj_*), called at each turn end of a Gobs game: *held
+ * counts the turn ends in a row with the same side ahead by adj_lead or more (*leader). */
+static void adjudicate(const sp_settings_t *s, gk_pos_t *pos, int *leader, int *held) {
+    if (s->adj_turn <= 0 || s->rules.game != GK_GAME_GOBS || gk_over(pos)) return;
+    int lead = gobs_count(pos, GK_WHITE) - gobs_count(pos, GK_BLACK);
+    int side = lead >= s->adj_lead ? GK_WHITE : -lead >= s->adj_lead ? GK_BLACK : -1;
+    *held = side >= 0 && side == *leader ? *held + 1 : side >= 0;
+    *leader = side;
+    if (side >= 0 && *held >= s->adj_span && (int)pos->turn >= s->adj_turn)
+        gk_set_result(pos, side == GK_WHITE ? GK_WIN_WHITE : GK_WIN_BLACK, GK_REASON_ADJUDICATED);
 }
 
 /* The book line of the game with this seed: a walk of the opening book or one of its
@@ -205,6 +222,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
     gk_action_t list[GK_MAX_ACTIONS];
     gl_child_t top[GL_MAX_TOP];
     bool low[2] = {false, false};
+    int adj_leader = -1, adj_held = 0;
     int ntop_max = s->top < 1 ? 1 : s->top > GL_MAX_TOP ? GL_MAX_TOP : s->top;
     for (;;) {
         if (gk_over(&pos)) break;
@@ -280,6 +298,7 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
         }
         gk_play_turn(&pos, hist, a);
         mcts_advance(m, a);
+        if (!pos.in_turn) adjudicate(s, &pos, &adj_leader, &adj_held);
     }
     g->result = pos.result;
     g->reason = pos.reason;

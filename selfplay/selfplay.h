@@ -21,6 +21,7 @@
  *      resign_value at two of its decisions in a row.  A share resign_share of the games
  *      (chosen by the game's seed) never resign: they record where the first
  *      resignation would have happened, to measure false resignations (log stats).
+ *   3b. Adjudication (when on, Gobs only): see sp_settings_t.adj_turn.
  *   4. Actions are played through gk_play_turn() (games/game.h), the one rule set by which
  *      logs are written and replayed; the repetition draw counts the game's history.
  * Root statistics per searched action: visits, value mapped to [-1, 1] (2p - 1 of the
@@ -77,6 +78,10 @@ typedef struct sp_settings {
     float resign_value; /* in [-1, 1] */
     float resign_share; /* in [0, 1]: games that never resign */
     int top;            /* children kept per decision, 1..GL_MAX_TOP */
+    /* Adjudication of long Gobs games (docs/RULES.md, "Adjudication"; Gobs only): from
+     * turn adj_turn on (0 = off), a side ahead by adj_lead pieces or more at adj_span
+     * turn ends in a row wins (GK_REASON_ADJUDICATED). */
+    int adj_turn, adj_lead, adj_span;
 } sp_settings_t;
 
 /* Defaults: Gounki standard, 800 playouts, random:4 openings, temperature 1 for 10

@@ -40,6 +40,16 @@ void train_opts_default(train_opts_t *o) {
     o->mcts = d.mcts;
     o->limits = d.limits;
     tune_run_opts_default(&o->tune);
+    o->resign = -1;
+    o->resign_value = d.resign_value;
+    o->resign_share = d.resign_share;
+    o->adj_turn = -1;
+}
+
+void train_opts_endings(train_opts_t *o) {
+    bool gobs = o->rules.game == GK_GAME_GOBS;
+    if (o->resign < 0) o->resign = gobs;
+    if (o->adj_turn < 0) o->adj_turn = 0;
 }
 
 /* The search parameters of o that differ from self-play's defaults, as a NAME=VALUE list
@@ -132,6 +142,13 @@ static size_t settings_text(const train_opts_t *o, uint64_t start_hash, char *t)
     /* added later: only when set, so that older runs keep their fingerprint */
     if (o->policy_gens > 0 && n > 0 && (size_t)n < cap)
         n += snprintf(t + n, cap - (size_t)n, " pgens %d", o->policy_gens);
+    /* Early endings of self-play (on by default for Gobs since issue 14). */
+    if (o->resign > 0 && n > 0 && (size_t)n < cap)
+        n += snprintf(t + n, cap - (size_t)n, " resign %.6g %.6g", (double)o->resign_value,
+                      (double)o->resign_share);
+    if (o->adj_turn > 0 && n > 0 && (size_t)n < cap)
+        n += snprintf(t + n, cap - (size_t)n, " adjudicate %d %d %d", o->adj_turn, o->adj_lead,
+                      o->adj_span);
     char search[512];
     if (search_text(o, search, sizeof search) == 0 && search[0] && n > 0 && (size_t)n < cap)
         n += snprintf(t + n, cap - (size_t)n, " search %s", search);
@@ -165,6 +182,8 @@ static const char *const setting_flag[][2] = {
     {"fitk", "--keep-scale"},
     {"min", "--min-positions"},
     {"pgens", "--policy-gens"},
+    {"resign", "--resign"},
+    {"adjudicate", "--adjudicate"},
     {"search", "--set"},
 };
 
@@ -561,6 +580,12 @@ static int phase_selfplay(loop_t *L, int g, char *err, size_t errcap) {
     ro.set.limits.time_s = 0;
     ro.set.open_kind = o->openings > 0 ? GL_OPEN_RANDOM : GL_OPEN_NONE;
     ro.set.open_turns = o->openings;
+    ro.set.resign_on = o->resign > 0;
+    ro.set.resign_value = o->resign_value;
+    ro.set.resign_share = o->resign_share;
+    ro.set.adj_turn = o->adj_turn > 0 ? o->adj_turn : 0;
+    ro.set.adj_lead = o->adj_lead;
+    ro.set.adj_span = o->adj_span;
     ro.games = (uint64_t)o->games;
     ro.dir = logs;
     ro.games_at_once = L->threads / (o->mcts.threads > 1 ? o->mcts.threads : 1);
@@ -680,7 +705,10 @@ static int check_opts(const train_opts_t *o, char *err, size_t errcap) {
     return GK_OK;
 }
 
-int train_run(const train_opts_t *o, char *err, size_t errcap) {
+int train_run(const train_opts_t *o_in, char *err, size_t errcap) {
+    train_opts_t settled = *o_in;
+    train_opts_endings(&settled); /* a caller may leave them at the game's default */
+    const train_opts_t *o = &settled;
     loop_t L;
     memset(&L, 0, sizeof L);
     L.o = o;

@@ -80,6 +80,12 @@ typedef struct train_opts {
     tune_run_opts_t tune; /* target, loss, epochs, ... (logs, game: set by the loop) */
     int policy_gens;      /* with tune.data.policy: fit the policy in generations 1..N
                              only (0 = every generation) */
+    /* How self-play games end early (sp_settings_t): resign -1 takes the game's default
+     * (train_opts_default: on for Gobs), 0 off, 1 on at resign_value with resign_share
+     * of the games played out; adj_turn -1 the game's default, 0 off, else T,K,M. */
+    int resign;
+    float resign_value, resign_share;
+    int adj_turn, adj_lead, adj_span;
     bool quiet;
     volatile sig_atomic_t *stop; /* set by the caller's SIGTERM/SIGINT handler; may be NULL */
     /* Out, may be NULL: set when self-play lost a rank (sp_summary_t.mpi_abandoned).  The
@@ -89,6 +95,11 @@ typedef struct train_opts {
 } train_opts_t;
 
 void train_opts_default(train_opts_t *o);
+/* Gobs self-play in training resigns at -0.95 with 10% played out; adjudication is off
+ * by default for every game: a piece lead did not predict the winner of Gobs games
+ * (docs/RULES.md, "Adjudication"). */
+/* Settles o->resign and o->adj_turn left at -1 by o->rules.game. */
+void train_opts_endings(train_opts_t *o);
 
 /* Everything known about one generation (state.txt keeps these). */
 typedef struct train_gen {

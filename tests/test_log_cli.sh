@@ -132,4 +132,15 @@ expect 2 "$G" log frobnicate "$T/run"
 expect 2 "$G" log verify "$T/run" --game 3
 expect 2 "$G" log cat "$T/run" --game x
 expect 0 "$G" log --help
+# Gobs adjudication (issue 14): the new reason round-trips through the log, its export
+# and replay; Gounki refuses the flag; the fingerprint names it.
+"$G" selfplay --game gobs --games 2 --run "$T/adj" --playouts 10 --adjudicate 10,2,1 --quiet
+"$G" log verify "$T/adj" >/dev/null || fail "adjudicated log does not verify"
+"$G" log stats "$T/adj" | grep -q "termination: adjudication 2" || fail "adjudication not counted"
+"$G" log export "$T/adj" --game 0 >"$T/adj0.txt"
+grep -q 'Termination "adjudication"' "$T/adj0.txt" || fail "no adjudication tag"
+"$G" replay --quiet "$T/adj0.txt" | grep -q "by adjudication" || fail "replay refuses adjudication"
+grep -q "adjudicate=10,2,1" "$T/adj/manifest.gkm" || fail "adjudication not in the settings"
+expect 2 "$G" selfplay --games 1 --run "$T/adj-gk" --adjudicate 10,2,1
+expect 2 "$G" selfplay --game gobs --games 1 --run "$T/adj-bad" --adjudicate 10,2
 echo "test_log_cli: ok"
