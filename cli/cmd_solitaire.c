@@ -56,6 +56,39 @@ static void show_progress(void *arg, int bound, uint64_t nodes, double seconds) 
                      seconds);
 }
 
+/* The problem from the flags; 0, or 1 after one error line. */
+static int build_problem(gs_problem_t *prob, int n, const char *preflip, const char *fixed,
+                         const char *white) {
+    int err = gs_problem_init(prob, n);
+    if (!err && fixed) {
+        err = gs_problem_fix(prob, fixed);
+        if (err) {
+            cli_error("solitaire", "--fixed: '%s': %s", fixed, gs_strerror(err));
+            return 1;
+        }
+    }
+    if (!err && white) {
+        err = gs_problem_white(prob, white);
+        if (err) {
+            cli_error("solitaire", "--white: '%s': %s", white, gs_strerror(err));
+            return 1;
+        }
+    }
+    if (!err && preflip) {
+        prob->preflip = gs_square_parse(preflip);
+        if (prob->preflip < 0) {
+            cli_error("solitaire", "--preflip: '%s': %s", preflip, gs_strerror(prob->preflip));
+            return 1;
+        }
+    }
+    if (!err) err = gs_problem_check(prob);
+    if (err) {
+        cli_error("solitaire", "%s", gs_strerror(err));
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_solitaire(int argc, char **argv) {
     static const struct option opts[] = {{"preflip", required_argument, 0, 'p'},
                                          {"fixed", required_argument, 0, 'f'},
@@ -127,33 +160,7 @@ int cmd_solitaire(int argc, char **argv) {
     if (cli_parse_long("solitaire", "N", argv[optind], GS_MIN_N, GS_MAX_N, &n)) return CLI_USAGE;
 
     gs_problem_t prob;
-    int err = gs_problem_init(&prob, (int)n);
-    if (!err && fixed) {
-        err = gs_problem_fix(&prob, fixed);
-        if (err) {
-            cli_error("solitaire", "--fixed: '%s': %s", fixed, gs_strerror(err));
-            return CLI_USAGE;
-        }
-    }
-    if (!err && white) {
-        err = gs_problem_white(&prob, white);
-        if (err) {
-            cli_error("solitaire", "--white: '%s': %s", white, gs_strerror(err));
-            return CLI_USAGE;
-        }
-    }
-    if (!err && preflip) {
-        prob.preflip = gs_square_parse(preflip);
-        if (prob.preflip < 0) {
-            cli_error("solitaire", "--preflip: '%s': %s", preflip, gs_strerror(prob.preflip));
-            return CLI_USAGE;
-        }
-    }
-    if (!err) err = gs_problem_check(&prob);
-    if (err) {
-        cli_error("solitaire", "%s", gs_strerror(err));
-        return CLI_USAGE;
-    }
+    if (build_problem(&prob, (int)n, preflip, fixed, white)) return CLI_USAGE;
 
     gs_state_t s;
     gs_start(&prob, &s);
@@ -171,7 +178,7 @@ int cmd_solitaire(int argc, char **argv) {
                        .progress = show_progress,
                        .progress_arg = &prog};
     static gs_result_t res; /* large; one call per process */
-    err = gs_solve(&prob, &lim, &res);
+    int err = gs_solve(&prob, &lim, &res);
     gk_progress_end(&prog);
     if (err) {
         cli_error("solitaire", "%s", gs_strerror(err));

@@ -1,4 +1,4 @@
-/* solitaire/solitaire.c -- the one-player Gobs puzzle: rules and a proving IDA* solver. */
+/* solitaire/solitaire.c -- the one-player Gobs puzzle: rules, a beam finder, an IDA* prover. */
 #include "solitaire.h"
 
 #include "../common/clock.h"
@@ -462,6 +462,30 @@ static void ctx_setup(ctx_t *c, const gs_problem_t *p) {
     }
 }
 
+static void state_counts(const ctx_t *c, const uint8_t *cell, int nb[4], int sd[4], int *sum) {
+    memset(nb, 0, 4 * sizeof *nb);
+    memset(sd, 0, 4 * sizeof *sd);
+    *sum = 0;
+    for (int sq = 0; sq < GS_SQUARES; sq++) {
+        if (cell[sq] == GS_BLACK) nb[cls(sq)]++;
+        if (movable(cell[sq])) sd[cls(sq)] += c->dist[sq], *sum += c->dist[sq];
+    }
+}
+
+/* Makes cell (with first the piece that must move first, or -1) the searched position. */
+static void load_position(ctx_t *c, const uint8_t *cell, int first) {
+    memcpy(c->cell, cell, sizeof c->cell);
+    c->first = first;
+    c->occ[0] = c->occ[1] = c->white[0] = c->white[1] = 0;
+    c->nblack = 0;
+    state_counts(c, cell, c->nb, c->sd, &c->sumdist);
+    for (int sq = 0; sq < GS_SQUARES; sq++) {
+        if (cell[sq] != GS_EMPTY) bit_flip(c->occ, sq);
+        if (cell[sq] == GS_WHITE) bit_flip(c->white, sq);
+        if (cell[sq] == GS_BLACK) c->nblack++;
+    }
+}
+
 /* ---------------------------------------------------------------- finder ---- */
 
 /* A beam search: breadth-first by depth, keeping at each depth the beam_width positions of
@@ -471,6 +495,12 @@ static void ctx_setup(ctx_t *c, const gs_problem_t *p) {
  * which replaying checks, and so an upper bound for the proof.  The bound starts at the
  * start's estimate and goes up two at a time (a solution's length has a fixed parity)
  * when the beam dies out. */
+enum { COMPLETE_H = 8, COMPLETE_TRIES = 16 };
+
+#ifndef LONELY_WEIGHT
+#define LONELY_WEIGHT 1
+#endif
+
 typedef struct bchild {
     uint64_t hash;
     uint32_t parent;
@@ -500,22 +530,42 @@ static int bchild_cmp(const void *a, const void *b) {
     return 0;
 }
 
-static void state_counts(const ctx_t *c, const uint8_t *cell, int nb[4], int sd[4], int *sum) {
-    memset(nb, 0, 4 * sizeof *nb);
-    memset(sd, 0, 4 * sizeof *sd);
-    *sum = 0;
-    for (int sq = 0; sq < GS_SQUARES; sq++) {
-        if (cell[sq] == GS_BLACK) nb[cls(sq)]++;
-        if (movable(cell[sq])) sd[cls(sq)] += c->dist[sq], *sum += c->dist[sq];
+/* A black piece with no movable neighbour: nothing can jump it until a piece comes next to
+ * it, so it costs extra moves the admissible estimate does not count.  The finder's order
+ * penalises them (the beam otherwise fills with such dead ends and dies out on 7x7). */
+static int lonely_black(const ctx_t *c, const uint8_t *cell, int sq) {
+    if (cell[sq] != GS_BLACK) return 0;
+    for (int d = 0; d < 8; d++)
+        if (c->nbr[sq][d] >= 0 && movable(cell[c->nbr[sq][d]])) return 0;
+    return 1;
+}
+
+/* The change in lonely black pieces made by the move (from, over, to) on cell; only the
+ * three squares and the neighbours of from and to can change. */
+static int lonely_delta(const ctx_t *c, uint8_t *cell, int from, int over, int to) {
+    int sqs[19], n = 0;
+    sqs[n++] = from, sqs[n++] = to;
+    for (int d = 0; d < 8; d++) {
+        if (c->nbr[from][d] >= 0) sqs[n++] = c->nbr[from][d];
+        if (c->nbr[to][d] >= 0 && c->nbr[to][d] != over) sqs[n++] = c->nbr[to][d];
     }
+    int before = 0, after = 0;
+    for (int i = 0; i < n; i++) before += lonely_black(c, cell, sqs[i]);
+    uint8_t a = cell[from], b = cell[over];
+    cell[to] = a, cell[from] = GS_EMPTY, cell[over] = b == GS_BLACK ? GS_WHITE : GS_BLACK;
+    for (int i = 0; i < n; i++) after += lonely_black(c, cell, sqs[i]);
+    cell[from] = a, cell[over] = b, cell[to] = GS_EMPTY;
+    return after - before;
 }
 
 /* The children of the beam's position i at depth g that can finish within bound, appended
  * to b->kids; returns the new count or -1 (out of memory). */
 static long beam_expand(const ctx_t *c, beam_t *b, int i, int g, int bound, long nk) {
-    const uint8_t *cell = b->cur[i];
-    int nb0[4], sd0[4], sum0;
+    uint8_t cell[GS_SQUARES];
+    memcpy(cell, b->cur[i], sizeof cell);
+    int nb0[4], sd0[4], sum0, lonely0 = 0;
     state_counts(c, cell, nb0, sd0, &sum0);
+    for (int sq = 0; sq < GS_SQUARES; sq++) lonely0 += lonely_black(c, cell, sq);
     for (int from = 0; from < GS_SQUARES; from++) {
         if (!movable(cell[from])) continue;
         if (g == 0 && c->first >= 0 && from != c->first) continue;
@@ -541,9 +591,10 @@ static long beam_expand(const ctx_t *c, beam_t *b, int i, int g, int bound, long
             uint64_t hs = b->cur_hash[i] ^ b->zob[from][cell[from]] ^ b->zob[to][cell[from]] ^
                           b->zob[over][cell[over]] ^ b->zob[over][flipped];
             int sum = sum0 + c->dist[to] - c->dist[from];
-            b->kids[nk++] = (bchild_t){
-                hs,         (uint32_t)i, (uint32_t)(h * 1024 + sum), (uint8_t)from, (uint8_t)over,
-                (uint8_t)to};
+            int lonely = lonely0 + lonely_delta(c, cell, from, over, to);
+            uint32_t score = (uint32_t)((h + LONELY_WEIGHT * lonely) * 1024 + sum);
+            b->kids[nk++] =
+                (bchild_t){hs, (uint32_t)i, score, (uint8_t)from, (uint8_t)over, (uint8_t)to};
         }
     }
     return nk;
@@ -552,6 +603,28 @@ static long beam_expand(const ctx_t *c, beam_t *b, int i, int g, int bound, long
 static void beam_free(beam_t *b) {
     free(b->cur), free(b->next), free(b->cur_hash), free(b->next_hash), free(b->kids);
     for (int g = 0; g <= GS_MAX_LEN; g++) free(b->steps[g]);
+}
+
+/* The end of a solution from the beam's position j at depth g (b->cur) by IDA* within bound: the
+ * beam keeps positions one move from the end that cannot finish (the last move must bring
+ * a piece from outside over the last black piece into the last hole), so near the end an
+ * exact search is cheap and finds what the beam's order misses.  1 and the whole solution
+ * in res when found. */
+static int beam_complete(ctx_t *c, beam_t *b, int g, int j, int bound, gs_result_t *res) {
+    load_position(c, b->cur[j], -1);
+    for (int bd = g + heur(c->nb, c->sd); bd <= bound && !c->aborted; bd += 2) {
+        c->next_bound = INT_MAX;
+        if (dfs(c, g, bd)) {
+            memcpy(res->moves + g, c->path + g, (size_t)(bd - g) * sizeof c->path[0]);
+            for (int d = g; d > 0; j = (int)b->steps[d][j].parent, d--)
+                res->moves[d - 1] =
+                    (gs_move_t){b->steps[d][j].from, b->steps[d][j].over, b->steps[d][j].to};
+            res->len = bd;
+            return 1;
+        }
+        if (c->next_bound == INT_MAX) break;
+    }
+    return 0;
 }
 
 /* One beam run with a length bound: 1 and the solution in res when found, 0 when the
@@ -601,6 +674,10 @@ static int beam_run(ctx_t *c, beam_t *b, int bound, gs_result_t *res) {
         uint64_t *th = b->cur_hash;
         b->cur_hash = b->next_hash, b->next_hash = th;
         n = m;
+        for (int j = 0; j < n && j < COMPLETE_TRIES && n && b->kids[0].score < COMPLETE_H * 1024;
+             j++)
+            if (beam_complete(c, b, g + 1, j, bound, res)) return 1;
+        if (c->aborted) return 0;
     }
     return 0;
 }
@@ -619,7 +696,11 @@ static int beam_find(ctx_t *c, int width, gs_result_t *res) {
     uint64_t z = 0x9e3779b97f4a7c15ULL;
     for (int sq = 0; sq < GS_SQUARES; sq++)
         for (int v = 0; v < 4; v++) b->zob[sq][v] = v == GS_EMPTY ? 0 : mix64(z += 0x9e37ULL);
+    uint8_t start[GS_SQUARES];
+    int first = c->first;
+    memcpy(start, c->cell, sizeof start);
     for (int bound = heur(c->nb, c->sd); !rc && bound <= GS_MAX_LEN; bound += 2) {
+        load_position(c, start, first); /* a completion left another position there */
         int r = beam_run(c, b, bound, res);
         if (r < 0) rc = GS_ERR_NOMEM;
         if (r > 0) res->found_len = res->len;
@@ -692,7 +773,10 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
     int err = 0;
     if (lim->beam_width > 0) {
         finder_budget(c, lim);
+        gs_state_t s0;
+        gs_start(p, &s0);
         err = beam_find(c, lim->beam_width, res);
+        load_position(c, s0.cell, s0.first);
         res->len = res->found_len;
         res->found_nodes = c->nodes;
         res->found_seconds = gk_now_s() - c->t0;
