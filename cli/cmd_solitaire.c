@@ -8,24 +8,35 @@
 
 const char cmd_solitaire_summary[] = "solve the one-player Gobs puzzle (shortest, proven)";
 
+enum { BEAM_DEFAULT = 20000 };
+
 static const char help[] =
-    "usage: gounki solitaire N [--preflip SQUARE] [--fixed SQUARES] [--max-nodes N]\n"
-    "                          [--time S] [--hash MB] [--quiet]\n"
-    "Finds a shortest solution of the one-player Gobs puzzle on an N x N square (N = 2..7)\n"
-    "and proves it shortest (IDA* with a transposition table).  A move 'd4xd5-d6': the piece\n"
+    "usage: gounki solitaire N [--preflip SQUARE] [--white SQUARES] [--fixed SQUARES]\n"
+    "                          [--beam W] [--max-nodes N] [--time S] [--hash MB] [--quiet]\n"
+    "Finds a solution of the one-player Gobs puzzle on an N x N square (N = 2..7) with a\n"
+    "beam search, then a shorter one or the proof that none is shorter (IDA* with a\n"
+    "transposition table, up to the found length).  A move 'd4xd5-d6': the piece\n"
     "on d4 jumps the adjacent piece on d5 (which turns over) and lands on d6.  Rules and\n"
     "every decision: docs/RULES.md, \"Gobs solitaire\".  The square covers files and ranks\n"
     "(9-N)/2+1 .. (9-N)/2+N (2x2 = d4 e4 d5 e5, 3x3 = d4..f6, 7x7 = b2..h8).\n"
     "  --preflip SQUARE   the piece on SQUARE starts white side up and moves first\n"
+    "  --white SQUARES    comma-separated squares whose pieces start white side up, with no\n"
+    "                     duty to move first (the seed's 7x7 variant: --white e5)\n"
     "  --fixed SQUARES    comma-separated squares (\"e5,d4\") of fixed pieces: they never\n"
     "                     move, turn over nor get jumped, and need not end white\n"
-    "  --max-nodes N      give up after N positions (default: no limit)\n"
-    "  --time S           give up after S seconds (default: no limit)\n"
+    "  --beam W           the finder keeps W positions per move (default 20000; 0 = no\n"
+    "                     finder, IDA* alone)\n"
+    "  --max-nodes N      give up after N positions, finder and proof together; the finder\n"
+    "                     gets half (default: no limit; the finder stops at 20 M)\n"
+    "  --time S           give up after S seconds, the finder getting half (default: none)\n"
     "  --hash MB          the most the transposition table grows to (default 256;\n"
     "                     it starts at 1 MB and doubles when half full)\n"
     "  --quiet            no progress lines (from 5x5 on, standard error shows the bound,\n"
     "                     nodes and nodes/s once a second on a terminal, every 10 s otherwise)\n"
-    "Exit status: 0 solved, 1 not solved (budget spent, or no solution), 2 usage.\n";
+    "Output ends with 'solved in L moves, shortest: proven', or 'best solution found: L\n"
+    "moves; best lower bound: B (not proven shortest)', or 'not solved within budget'.\n"
+    "Exit status: 0 solved and proven shortest, 1 otherwise (a solution found but not\n"
+    "proven shortest, budget spent with none, or no solution), 2 usage.\n";
 
 static void print_board(const gs_state_t *s) {
     for (int r = GS_SIZE - 1; r >= 0; r--) {
@@ -39,21 +50,58 @@ static void print_board(const gs_state_t *s) {
 static void show_progress(void *arg, int bound, uint64_t nodes, double seconds) {
     gk_progress_t *p = arg;
     if (!gk_progress_due(p)) return;
-    gk_progress_line(p, "solitaire: bound %d, %llu nodes, %.2f M nodes/s, %.0f s", bound,
+    gk_progress_line(p, "solitaire: %s %d, %llu nodes, %.2f M nodes/s, %.0f s",
+                     bound < 0 ? "finder, bound" : "bound", bound < 0 ? -bound : bound,
                      (unsigned long long)nodes, seconds > 0 ? (double)nodes / seconds / 1e6 : 0.0,
                      seconds);
+}
+
+/* The problem from the flags; 0, or 1 after one error line. */
+static int build_problem(gs_problem_t *prob, int n, const char *preflip, const char *fixed,
+                         const char *white) {
+    int err = gs_problem_init(prob, n);
+    if (!err && fixed) {
+        err = gs_problem_fix(prob, fixed);
+        if (err) {
+            cli_error("solitaire", "--fixed: '%s': %s", fixed, gs_strerror(err));
+            return 1;
+        }
+    }
+    if (!err && white) {
+        err = gs_problem_white(prob, white);
+        if (err) {
+            cli_error("solitaire", "--white: '%s': %s", white, gs_strerror(err));
+            return 1;
+        }
+    }
+    if (!err && preflip) {
+        prob->preflip = gs_square_parse(preflip);
+        if (prob->preflip < 0) {
+            cli_error("solitaire", "--preflip: '%s': %s", preflip, gs_strerror(prob->preflip));
+            return 1;
+        }
+    }
+    if (!err) err = gs_problem_check(prob);
+    if (err) {
+        cli_error("solitaire", "%s", gs_strerror(err));
+        return 1;
+    }
+    return 0;
 }
 
 int cmd_solitaire(int argc, char **argv) {
     static const struct option opts[] = {{"preflip", required_argument, 0, 'p'},
                                          {"fixed", required_argument, 0, 'f'},
+                                         {"white", required_argument, 0, 'w'},
+                                         {"beam", required_argument, 0, 'b'},
                                          {"max-nodes", required_argument, 0, 'n'},
                                          {"time", required_argument, 0, 't'},
                                          {"hash", required_argument, 0, 'H'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
-    const char *preflip = NULL, *fixed = NULL;
+    const char *preflip = NULL, *fixed = NULL, *white = NULL;
+    long beam = BEAM_DEFAULT;
     uint64_t max_nodes = 0;
     double seconds = 0;
     long hash_mb = 256, n;
@@ -77,6 +125,16 @@ int cmd_solitaire(int argc, char **argv) {
                 return CLI_USAGE;
             }
             fixed = optarg;
+            break;
+        case 'w':
+            if (white) {
+                cli_error("solitaire", "--white given twice (list the squares with commas)");
+                return CLI_USAGE;
+            }
+            white = optarg;
+            break;
+        case 'b':
+            if (cli_parse_long("solitaire", "--beam", optarg, 0, 1 << 22, &beam)) return CLI_USAGE;
             break;
         case 'n':
             if (cli_parse_u64("solitaire", "--max-nodes", optarg, &max_nodes)) return CLI_USAGE;
@@ -102,26 +160,7 @@ int cmd_solitaire(int argc, char **argv) {
     if (cli_parse_long("solitaire", "N", argv[optind], GS_MIN_N, GS_MAX_N, &n)) return CLI_USAGE;
 
     gs_problem_t prob;
-    int err = gs_problem_init(&prob, (int)n);
-    if (!err && fixed) {
-        err = gs_problem_fix(&prob, fixed);
-        if (err) {
-            cli_error("solitaire", "--fixed: '%s': %s", fixed, gs_strerror(err));
-            return CLI_USAGE;
-        }
-    }
-    if (!err && preflip) {
-        prob.preflip = gs_square_parse(preflip);
-        if (prob.preflip < 0) {
-            cli_error("solitaire", "--preflip: '%s': %s", preflip, gs_strerror(prob.preflip));
-            return CLI_USAGE;
-        }
-    }
-    if (!err) err = gs_problem_check(&prob);
-    if (err) {
-        cli_error("solitaire", "%s", gs_strerror(err));
-        return CLI_USAGE;
-    }
+    if (build_problem(&prob, (int)n, preflip, fixed, white)) return CLI_USAGE;
 
     gs_state_t s;
     gs_start(&prob, &s);
@@ -135,16 +174,17 @@ int cmd_solitaire(int argc, char **argv) {
     gs_limits_t lim = {.max_nodes = max_nodes,
                        .max_seconds = seconds,
                        .tt_bytes = (size_t)hash_mb << 20,
+                       .beam_width = (int)beam,
                        .progress = show_progress,
                        .progress_arg = &prog};
     static gs_result_t res; /* large; one call per process */
-    err = gs_solve(&prob, &lim, &res);
+    int err = gs_solve(&prob, &lim, &res);
     gk_progress_end(&prog);
     if (err) {
         cli_error("solitaire", "%s", gs_strerror(err));
         return CLI_FAIL;
     }
-    if (res.status == GS_SOLVED) {
+    if (res.status == GS_SOLVED || res.status == GS_FOUND) {
         for (int i = 0; i < res.len; i++) {
             char buf[9];
             gs_move_text(res.moves[i], buf);
@@ -160,13 +200,22 @@ int cmd_solitaire(int argc, char **argv) {
         }
         print_board(&s);
     }
+    if (res.found_len)
+        printf("finder: %d moves, %llu nodes, %.3f s\n", res.found_len,
+               (unsigned long long)res.found_nodes, res.found_seconds);
+    else if (beam)
+        printf("finder: no solution, %llu nodes, %.3f s\n", (unsigned long long)res.found_nodes,
+               res.found_seconds);
     printf("nodes %llu, time %.3f s, table %.1f MB\n", (unsigned long long)res.nodes, res.seconds,
            (double)res.tt_bytes / (1 << 20));
     if (res.status == GS_SOLVED) {
         printf("solved in %d moves, shortest: proven\n", res.len);
         return CLI_OK;
     }
-    if (res.status == GS_NONE)
+    if (res.status == GS_FOUND)
+        printf("best solution found: %d moves; best lower bound: %d (not proven shortest)\n",
+               res.len, res.lower_bound);
+    else if (res.status == GS_NONE)
         printf("no solution: every reachable position searched\n");
     else
         printf("not solved within budget: %llu nodes, best lower bound %d\n",

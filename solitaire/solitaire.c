@@ -1,4 +1,4 @@
-/* solitaire/solitaire.c -- the one-player Gobs puzzle: rules and a proving IDA* solver. */
+/* solitaire/solitaire.c -- the one-player Gobs puzzle: rules, a beam finder, an IDA* prover. */
 #include "solitaire.h"
 
 #include "../common/clock.h"
@@ -39,6 +39,7 @@ const char *gs_strerror(int err) {
     case GS_ERR_FIXED: return "bad fixed square (or it is the pre-flipped square)";
     case GS_ERR_NOMEM: return "out of memory";
     case GS_ERR_PARSE: return "malformed square (expected a1..i9) or square list";
+    case GS_ERR_WHITE: return "a white-start square must hold a piece of the square, not fixed";
     default: return "unknown error";
     }
 }
@@ -60,9 +61,9 @@ int gs_in_square(const gs_problem_t *p, int sq) {
     return sq >= 0 && sq < GS_SQUARES && f >= lo && f < lo + p->n && r >= lo && r < lo + p->n;
 }
 
-int gs_problem_fix(gs_problem_t *p, const char *list) {
+static int mark_list(uint8_t marks[GS_SQUARES], const char *list) {
     uint8_t fx[GS_SQUARES];
-    memcpy(fx, p->fixed, sizeof fx);
+    memcpy(fx, marks, sizeof fx);
     const char *s = list;
     if (!s || !*s) return GS_ERR_PARSE;
     for (;;) {
@@ -76,14 +77,25 @@ int gs_problem_fix(gs_problem_t *p, const char *list) {
         if (s[2] == '\0') break;
         s += 3; /* past the comma; an empty item after it fails above */
     }
-    memcpy(p->fixed, fx, sizeof fx);
+    memcpy(marks, fx, sizeof fx);
     return 0;
+}
+
+int gs_problem_fix(gs_problem_t *p, const char *list) {
+    return mark_list(p->fixed, list);
+}
+
+int gs_problem_white(gs_problem_t *p, const char *list) {
+    return mark_list(p->white, list);
 }
 
 int gs_problem_check(const gs_problem_t *p) {
     if (p->n < GS_MIN_N || p->n > GS_MAX_N) return GS_ERR_SIZE;
     for (int sq = 0; sq < GS_SQUARES; sq++)
         if (p->fixed[sq] > 1) return GS_ERR_FIXED;
+    for (int sq = 0; sq < GS_SQUARES; sq++)
+        if (p->white[sq] && (p->white[sq] > 1 || !gs_in_square(p, sq) || p->fixed[sq]))
+            return GS_ERR_WHITE;
     if (p->preflip != -1) {
         if (!gs_in_square(p, p->preflip)) return GS_ERR_PREFLIP;
         if (p->fixed[p->preflip]) return GS_ERR_FIXED;
@@ -93,7 +105,10 @@ int gs_problem_check(const gs_problem_t *p) {
 
 void gs_start(const gs_problem_t *p, gs_state_t *s) {
     for (int sq = 0; sq < GS_SQUARES; sq++)
-        s->cell[sq] = p->fixed[sq] ? GS_FIXED : gs_in_square(p, sq) ? GS_BLACK : GS_EMPTY;
+        s->cell[sq] = p->fixed[sq]           ? GS_FIXED
+                      : !gs_in_square(p, sq) ? GS_EMPTY
+                      : p->white[sq]         ? GS_WHITE
+                                             : GS_BLACK;
     if (p->preflip >= 0) s->cell[p->preflip] = GS_WHITE;
     s->first = (int8_t)p->preflip;
 }
@@ -440,37 +455,282 @@ static void ctx_setup(ctx_t *c, const gs_problem_t *p) {
             if (t & 4) r = 8 - r;
             map[sq] = (uint8_t)(9 * r + f);
             ok = gs_in_square(p, sq) == gs_in_square(p, map[sq]) &&
-                 p->fixed[sq] == p->fixed[map[sq]];
+                 p->fixed[sq] == p->fixed[map[sq]] && p->white[sq] == p->white[map[sq]];
         }
         if (ok && p->preflip >= 0) ok = map[p->preflip] == p->preflip;
         if (ok) c->nsym++;
     }
 }
 
-int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
-    ctx_t *c = calloc(1, sizeof *c);
-    if (!c) return GS_ERR_NOMEM;
-    size_t buckets = 1;
-    size_t start = lim->tt_bytes < TT_START_BYTES ? lim->tt_bytes : TT_START_BYTES;
-    while (buckets * 2 * TT_WAYS * sizeof(tt_entry_t) <= start) buckets *= 2;
-    c->tt = calloc(buckets * TT_WAYS, sizeof(tt_entry_t));
-    if (!c->tt) {
-        free(c);
-        return GS_ERR_NOMEM;
+static void state_counts(const ctx_t *c, const uint8_t *cell, int nb[4], int sd[4], int *sum) {
+    memset(nb, 0, 4 * sizeof *nb);
+    memset(sd, 0, 4 * sizeof *sd);
+    *sum = 0;
+    for (int sq = 0; sq < GS_SQUARES; sq++) {
+        if (cell[sq] == GS_BLACK) nb[cls(sq)]++;
+        if (movable(cell[sq])) sd[cls(sq)] += c->dist[sq], *sum += c->dist[sq];
     }
-    c->tt_mask = buckets - 1;
-    c->tt_limit = lim->tt_bytes;
-    ctx_setup(c, p);
-    c->max_nodes = lim->max_nodes;
-    c->max_seconds = lim->max_seconds;
-    c->lim = lim;
-    c->t0 = gk_now_s();
+}
 
-    memset(res, 0, sizeof *res);
-    int bound = heur(c->nb, c->sd);
-    res->status = GS_BUDGET;
+/* Makes cell (with first the piece that must move first, or -1) the searched position. */
+static void load_position(ctx_t *c, const uint8_t *cell, int first) {
+    memcpy(c->cell, cell, sizeof c->cell);
+    c->first = first;
+    c->occ[0] = c->occ[1] = c->white[0] = c->white[1] = 0;
+    c->nblack = 0;
+    state_counts(c, cell, c->nb, c->sd, &c->sumdist);
+    for (int sq = 0; sq < GS_SQUARES; sq++) {
+        if (cell[sq] != GS_EMPTY) bit_flip(c->occ, sq);
+        if (cell[sq] == GS_WHITE) bit_flip(c->white, sq);
+        if (cell[sq] == GS_BLACK) c->nblack++;
+    }
+}
+
+/* ---------------------------------------------------------------- finder ---- */
+
+/* A beam search: breadth-first by depth, keeping at each depth the beam_width positions of
+ * smallest estimate (ties: fewest jumps home, then the hash, for a deterministic order),
+ * and only the positions that can still finish within the length bound under the
+ * admissible estimate.  It proves nothing (the beam drops positions); it gives a solution,
+ * which replaying checks, and so an upper bound for the proof.  The bound starts at the
+ * start's estimate and goes up two at a time (a solution's length has a fixed parity)
+ * when the beam dies out. */
+enum { COMPLETE_H = 8, COMPLETE_TRIES = 16 };
+
+#ifndef LONELY_WEIGHT
+#define LONELY_WEIGHT 1
+#endif
+
+typedef struct bchild {
+    uint64_t hash;
+    uint32_t parent;
+    uint32_t score;
+    uint8_t from, over, to;
+} bchild_t;
+
+typedef struct bstep {
+    uint32_t parent;
+    uint8_t from, over, to;
+} bstep_t;
+
+typedef struct beam {
+    int width;
+    uint8_t (*cur)[GS_SQUARES], (*next)[GS_SQUARES];
+    uint64_t *cur_hash, *next_hash;
+    bchild_t *kids;
+    size_t kids_cap;
+    bstep_t *steps[GS_MAX_LEN + 1];
+    uint64_t zob[GS_SQUARES][4];
+} beam_t;
+
+static int bchild_cmp(const void *a, const void *b) {
+    const bchild_t *x = a, *y = b;
+    if (x->score != y->score) return x->score < y->score ? -1 : 1;
+    if (x->hash != y->hash) return x->hash < y->hash ? -1 : 1;
+    return 0;
+}
+
+/* A black piece with no movable neighbour: nothing can jump it until a piece comes next to
+ * it, so it costs extra moves the admissible estimate does not count.  The finder's order
+ * penalises them (the beam otherwise fills with such dead ends and dies out on 7x7). */
+static int lonely_black(const ctx_t *c, const uint8_t *cell, int sq) {
+    if (cell[sq] != GS_BLACK) return 0;
+    for (int d = 0; d < 8; d++)
+        if (c->nbr[sq][d] >= 0 && movable(cell[c->nbr[sq][d]])) return 0;
+    return 1;
+}
+
+/* The change in lonely black pieces made by the move (from, over, to) on cell; only the
+ * three squares and the neighbours of from and to can change. */
+static int lonely_delta(const ctx_t *c, uint8_t *cell, int from, int over, int to) {
+    int sqs[19], n = 0;
+    sqs[n++] = from, sqs[n++] = to;
+    for (int d = 0; d < 8; d++) {
+        if (c->nbr[from][d] >= 0) sqs[n++] = c->nbr[from][d];
+        if (c->nbr[to][d] >= 0 && c->nbr[to][d] != over) sqs[n++] = c->nbr[to][d];
+    }
+    int before = 0, after = 0;
+    for (int i = 0; i < n; i++) before += lonely_black(c, cell, sqs[i]);
+    uint8_t a = cell[from], b = cell[over];
+    cell[to] = a, cell[from] = GS_EMPTY, cell[over] = b == GS_BLACK ? GS_WHITE : GS_BLACK;
+    for (int i = 0; i < n; i++) after += lonely_black(c, cell, sqs[i]);
+    cell[from] = a, cell[over] = b, cell[to] = GS_EMPTY;
+    return after - before;
+}
+
+/* The children of the beam's position i at depth g that can finish within bound, appended
+ * to b->kids; returns the new count or -1 (out of memory). */
+static long beam_expand(const ctx_t *c, beam_t *b, int i, int g, int bound, long nk) {
+    uint8_t cell[GS_SQUARES];
+    memcpy(cell, b->cur[i], sizeof cell);
+    int nb0[4], sd0[4], sum0, lonely0 = 0;
+    state_counts(c, cell, nb0, sd0, &sum0);
+    for (int sq = 0; sq < GS_SQUARES; sq++) lonely0 += lonely_black(c, cell, sq);
+    for (int from = 0; from < GS_SQUARES; from++) {
+        if (!movable(cell[from])) continue;
+        if (g == 0 && c->first >= 0 && from != c->first) continue;
+        for (int d = 0; d < 8; d++) {
+            int over = c->nbr[from][d];
+            if (over < 0 || !movable(cell[over])) continue;
+            int to = c->nbr[over][d];
+            if (to < 0 || cell[to] != GS_EMPTY) continue;
+            int nb[4], sd[4];
+            memcpy(nb, nb0, sizeof nb);
+            memcpy(sd, sd0, sizeof sd);
+            nb[cls(over)] += cell[over] == GS_BLACK ? -1 : 1;
+            sd[cls(from)] += c->dist[to] - c->dist[from];
+            int h = heur(nb, sd);
+            if (g + 1 + h > bound) continue;
+            if ((size_t)nk == b->kids_cap) {
+                size_t cap = b->kids_cap ? 2 * b->kids_cap : 1 << 16;
+                bchild_t *k = realloc(b->kids, cap * sizeof *k);
+                if (!k) return -1;
+                b->kids = k, b->kids_cap = cap;
+            }
+            int flipped = cell[over] == GS_BLACK ? GS_WHITE : GS_BLACK;
+            uint64_t hs = b->cur_hash[i] ^ b->zob[from][cell[from]] ^ b->zob[to][cell[from]] ^
+                          b->zob[over][cell[over]] ^ b->zob[over][flipped];
+            int sum = sum0 + c->dist[to] - c->dist[from];
+            int lonely = lonely0 + lonely_delta(c, cell, from, over, to);
+            uint32_t score = (uint32_t)((h + LONELY_WEIGHT * lonely) * 1024 + sum);
+            b->kids[nk++] =
+                (bchild_t){hs, (uint32_t)i, score, (uint8_t)from, (uint8_t)over, (uint8_t)to};
+        }
+    }
+    return nk;
+}
+
+static void beam_free(beam_t *b) {
+    free(b->cur), free(b->next), free(b->cur_hash), free(b->next_hash), free(b->kids);
+    for (int g = 0; g <= GS_MAX_LEN; g++) free(b->steps[g]);
+}
+
+/* The end of a solution from the beam's position j at depth g (b->cur) by IDA* within bound: the
+ * beam keeps positions one move from the end that cannot finish (the last move must bring
+ * a piece from outside over the last black piece into the last hole), so near the end an
+ * exact search is cheap and finds what the beam's order misses.  1 and the whole solution
+ * in res when found. */
+static int beam_complete(ctx_t *c, beam_t *b, int g, int j, int bound, gs_result_t *res) {
+    load_position(c, b->cur[j], -1);
+    for (int bd = g + heur(c->nb, c->sd); bd <= bound && !c->aborted; bd += 2) {
+        c->next_bound = INT_MAX;
+        if (dfs(c, g, bd)) {
+            memcpy(res->moves + g, c->path + g, (size_t)(bd - g) * sizeof c->path[0]);
+            for (int d = g; d > 0; j = (int)b->steps[d][j].parent, d--)
+                res->moves[d - 1] =
+                    (gs_move_t){b->steps[d][j].from, b->steps[d][j].over, b->steps[d][j].to};
+            res->len = bd;
+            return 1;
+        }
+        if (c->next_bound == INT_MAX) break;
+    }
+    return 0;
+}
+
+/* One beam run with a length bound: 1 and the solution in res when found, 0 when the
+ * beam died out or the budget ran out (c->aborted), -1 out of memory. */
+static int beam_run(ctx_t *c, beam_t *b, int bound, gs_result_t *res) {
+    int n = 1;
+    memcpy(b->cur[0], c->cell, GS_SQUARES);
+    b->cur_hash[0] = 0;
+    for (int sq = 0; sq < GS_SQUARES; sq++) b->cur_hash[0] ^= b->zob[sq][c->cell[sq]];
+    for (int g = 0; g < bound && n > 0; g++) {
+        long nk = 0;
+        for (int i = 0; i < n && nk >= 0; i++) nk = beam_expand(c, b, i, g, bound, nk);
+        if (nk < 0) return -1;
+        c->nodes += (uint64_t)nk;
+        double el = gk_now_s() - c->t0;
+        if (c->lim->progress) c->lim->progress(c->lim->progress_arg, -bound, c->nodes, el);
+        if ((c->max_nodes && c->nodes > c->max_nodes) ||
+            (c->max_seconds > 0 && el > c->max_seconds)) {
+            c->aborted = 1;
+            return 0;
+        }
+        qsort(b->kids, (size_t)nk, sizeof *b->kids, bchild_cmp);
+        if (!b->steps[g + 1] && !(b->steps[g + 1] = malloc((size_t)b->width * sizeof(bstep_t))))
+            return -1;
+        int m = 0;
+        for (long k = 0; k < nk && m < b->width; k++) {
+            if (k > 0 && b->kids[k].hash == b->kids[k - 1].hash) continue;
+            const bchild_t *ch = &b->kids[k];
+            uint8_t *cell = b->next[m];
+            memcpy(cell, b->cur[ch->parent], GS_SQUARES);
+            cell[ch->to] = cell[ch->from];
+            cell[ch->from] = GS_EMPTY;
+            cell[ch->over] = cell[ch->over] == GS_BLACK ? GS_WHITE : GS_BLACK;
+            b->next_hash[m] = ch->hash;
+            b->steps[g + 1][m] = (bstep_t){ch->parent, ch->from, ch->over, ch->to};
+            if (ch->score == 0) { /* no black piece, every piece home: the goal */
+                for (int d = g + 1, j = m; d > 0; j = (int)b->steps[d][j].parent, d--)
+                    res->moves[d - 1] =
+                        (gs_move_t){b->steps[d][j].from, b->steps[d][j].over, b->steps[d][j].to};
+                res->len = g + 1;
+                return 1;
+            }
+            m++;
+        }
+        uint8_t(*t)[GS_SQUARES] = b->cur;
+        b->cur = b->next, b->next = t;
+        uint64_t *th = b->cur_hash;
+        b->cur_hash = b->next_hash, b->next_hash = th;
+        n = m;
+        for (int j = 0; j < n && j < COMPLETE_TRIES && n && b->kids[0].score < COMPLETE_H * 1024;
+             j++)
+            if (beam_complete(c, b, g + 1, j, bound, res)) return 1;
+        if (c->aborted) return 0;
+    }
+    return 0;
+}
+
+/* Runs the finder up to its budget; res->found_* tell what it found (res->moves too). */
+static int beam_find(ctx_t *c, int width, gs_result_t *res) {
+    beam_t *b = calloc(1, sizeof *b);
+    if (!b) return GS_ERR_NOMEM;
+    b->width = width;
+    b->cur = malloc((size_t)width * GS_SQUARES);
+    b->next = malloc((size_t)width * GS_SQUARES);
+    b->cur_hash = malloc((size_t)width * sizeof(uint64_t));
+    b->next_hash = malloc((size_t)width * sizeof(uint64_t));
+    int rc = 0;
+    if (!b->cur || !b->next || !b->cur_hash || !b->next_hash) rc = GS_ERR_NOMEM;
+    uint64_t z = 0x9e3779b97f4a7c15ULL;
+    for (int sq = 0; sq < GS_SQUARES; sq++)
+        for (int v = 0; v < 4; v++) b->zob[sq][v] = v == GS_EMPTY ? 0 : mix64(z += 0x9e37ULL);
+    uint8_t start[GS_SQUARES];
+    int first = c->first;
+    memcpy(start, c->cell, sizeof start);
+    for (int bound = heur(c->nb, c->sd); !rc && bound <= GS_MAX_LEN; bound += 2) {
+        load_position(c, start, first); /* a completion left another position there */
+        int r = beam_run(c, b, bound, res);
+        if (r < 0) rc = GS_ERR_NOMEM;
+        if (r > 0) res->found_len = res->len;
+        if (r != 0 || c->aborted) break;
+    }
+    beam_free(b);
+    free(b);
+    return rc;
+}
+
+/* The finder's budget: its share of the caller's limits, or finder_nodes when none. */
+static void finder_budget(ctx_t *c, const gs_limits_t *lim) {
+    double share = lim->finder_share > 0 && lim->finder_share <= 1 ? lim->finder_share : 0.5;
+    c->max_nodes = lim->max_nodes      ? (uint64_t)((double)lim->max_nodes * share)
+                   : lim->finder_nodes ? lim->finder_nodes
+                                       : 20000000;
+    c->max_seconds = lim->max_seconds * share;
+}
+
+/* IDA* from the start's estimate up to the finder's length (0: no limit). */
+static void ida(ctx_t *c, const gs_limits_t *lim, gs_result_t *res) {
+    int bound = heur(c->nb, c->sd), upper = res->found_len;
+    res->status = upper ? GS_FOUND : GS_BUDGET;
     for (;;) {
         res->lower_bound = bound;
+        if (upper && bound >= upper) {
+            /* Every shorter bound was exhausted: the found solution is shortest. */
+            res->status = GS_SOLVED;
+            break;
+        }
         if (bound > GS_MAX_LEN) break;
         c->next_bound = INT_MAX;
         c->bound = bound;
@@ -490,10 +750,45 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
         }
         bound = c->next_bound;
     }
+}
+
+int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
+    ctx_t *c = calloc(1, sizeof *c);
+    if (!c) return GS_ERR_NOMEM;
+    size_t buckets = 1;
+    size_t start = lim->tt_bytes < TT_START_BYTES ? lim->tt_bytes : TT_START_BYTES;
+    while (buckets * 2 * TT_WAYS * sizeof(tt_entry_t) <= start) buckets *= 2;
+    c->tt = calloc(buckets * TT_WAYS, sizeof(tt_entry_t));
+    if (!c->tt) {
+        free(c);
+        return GS_ERR_NOMEM;
+    }
+    c->tt_mask = buckets - 1;
+    c->tt_limit = lim->tt_bytes;
+    ctx_setup(c, p);
+    c->lim = lim;
+    c->t0 = gk_now_s();
+    memset(res, 0, sizeof *res);
+
+    int err = 0;
+    if (lim->beam_width > 0) {
+        finder_budget(c, lim);
+        gs_state_t s0;
+        gs_start(p, &s0);
+        err = beam_find(c, lim->beam_width, res);
+        load_position(c, s0.cell, s0.first);
+        res->len = res->found_len;
+        res->found_nodes = c->nodes;
+        res->found_seconds = gk_now_s() - c->t0;
+        c->aborted = 0;
+    }
+    c->max_nodes = lim->max_nodes;
+    c->max_seconds = lim->max_seconds;
+    if (!err) ida(c, lim, res);
     res->nodes = c->nodes;
     res->seconds = gk_now_s() - c->t0;
     res->tt_bytes = (c->tt_mask + 1) * TT_WAYS * sizeof(tt_entry_t);
     free(c->tt);
     free(c);
-    return 0;
+    return err;
 }

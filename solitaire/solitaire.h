@@ -22,13 +22,17 @@ enum {
     GS_ERR_FIXED = -3,
     GS_ERR_NOMEM = -4,
     GS_ERR_PARSE = -5,
+    GS_ERR_WHITE = -6,
 };
-enum { GS_SOLVED = 0, GS_NONE = 1, GS_BUDGET = 2 };
+/* GS_FOUND: a solution found (res->moves, res->len) but not proven shortest; every
+ * solution has at least res->lower_bound moves. */
+enum { GS_SOLVED = 0, GS_NONE = 1, GS_BUDGET = 2, GS_FOUND = 3 };
 
 typedef struct gs_problem {
     int n;                     /* size of the square, GS_MIN_N..GS_MAX_N */
     int preflip;               /* square of the piece that starts white and moves first, or -1 */
     uint8_t fixed[GS_SQUARES]; /* 1 = a fixed piece */
+    uint8_t white[GS_SQUARES]; /* 1 = the piece starts white side up, with no duty to move */
 } gs_problem_t;
 
 typedef struct gs_state {
@@ -44,6 +48,12 @@ typedef struct gs_limits {
     uint64_t max_nodes; /* 0 = no limit */
     double max_seconds; /* 0 = no limit */
     size_t tt_bytes;    /* the most the transposition table grows to (it starts at 1 MB) */
+    /* The finder run before the proof: a beam search keeping this many positions per
+     * depth (0 = no finder).  Its budget is finder_share of max_nodes / max_seconds (all
+     * of them when those are 0, up to finder_nodes positions: 0 = 20 M). */
+    int beam_width;
+    uint64_t finder_nodes;
+    double finder_share;
     /* Called every 16k nodes or so, and at each new bound, when not NULL (progress lines):
      * the bound of the iteration under way, nodes so far, seconds since the start. */
     void (*progress)(void *arg, int bound, uint64_t nodes, double seconds);
@@ -57,6 +67,9 @@ typedef struct gs_result {
     uint64_t nodes;
     double seconds;
     size_t tt_bytes; /* the transposition table's size at the end */
+    int found_len;   /* the finder's solution length, or 0 when it found none */
+    uint64_t found_nodes;
+    double found_seconds;
     gs_move_t moves[GS_MAX_LEN];
 } gs_result_t;
 
@@ -74,6 +87,9 @@ int gs_in_square(const gs_problem_t *p, int sq);
 /* Marks the squares of a comma-separated list ("e5,d4") fixed; GS_ERR_PARSE (nothing
  * changed) for a bad list. */
 int gs_problem_fix(gs_problem_t *p, const char *list);
+/* The same for pieces that start white side up (no duty to move first); gs_problem_check
+ * wants them inside the square, not fixed. */
+int gs_problem_white(gs_problem_t *p, const char *list);
 /* Checks N, the fixed marks and the pre-flip square (inside the N x N square, not
  * fixed); 0 or a GS_ERR_* code. */
 int gs_problem_check(const gs_problem_t *p);
@@ -87,9 +103,12 @@ int gs_play(gs_state_t *s, gs_move_t m);
 /* 1 when every non-fixed square of the N x N square holds a white piece. */
 int gs_is_goal(const gs_problem_t *p, const gs_state_t *s);
 
-/* Finds a shortest solution by IDA* within the limits and proves it shortest.  Returns
- * 0 with res->status GS_SOLVED (solution in res->moves), GS_NONE (proven unsolvable) or
- * GS_BUDGET (limit reached; res->lower_bound holds), or GS_ERR_NOMEM. */
+/* Finds a solution with the beam finder (when lim->beam_width > 0), then searches for a
+ * shorter one by IDA* within the limits; IDA* stops as soon as its bound reaches the
+ * found length, which proves that length shortest.  Returns 0 with res->status GS_SOLVED
+ * (a proven shortest solution in res->moves), GS_FOUND (a solution, not proven
+ * shortest), GS_NONE (proven unsolvable) or GS_BUDGET (limit reached, nothing found);
+ * res->lower_bound holds in every case; or GS_ERR_NOMEM. */
 int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res);
 
 #endif

@@ -10,7 +10,18 @@ expect_rc() { # WANT DESC ARGS...
     [ $rc = "$want" ] || bad "$desc: exit $rc, wanted $want ($(head -c 200 "$T/err"))"
 }
 
+CHECKER="$(dirname "$0")/solitaire_check.awk"
+replay() { # DESC N [preflip [fixed [white]]]: the output in $T/out replayed apart from gounki
+    local r
+    r=$(awk -v n="$2" -v preflip="${3:-}" -v fixed="${4:-}" -v white="${5:-}" -f "$CHECKER" "$T/out")
+    case $r in ok*) ;; *) bad "$1: independent replay: $r" ;; esac
+}
+# The checker must be able to fail: a solution of 3x3 --fixed e5 is no solution without it.
+"$GOUNKI" solitaire 3 --fixed e5 > "$T/out" 2> /dev/null
+awk -v n=3 -f "$CHECKER" "$T/out" > /dev/null && bad "checker accepted a solution of another puzzle"
+
 expect_rc 0 "2x2" 2
+replay "2x2" 2
 has "$T/out" "^12\. " "2x2 prints 12 moves"
 grep -q "^13\. " "$T/out" && bad "2x2 printed a 13th move"
 has "$T/out" "solved in 12 moves, shortest: proven" "2x2 proof line"
@@ -25,11 +36,29 @@ if [ -x /usr/bin/time ]; then
     [ "${rss:-999999}" -lt 65536 ] || bad "solitaire 2 peaked at ${rss} KB (wanted under 64 MB)"
 fi
 
+expect_rc 0 "3x3" 3
+has "$T/out" "solved in 13 moves, shortest: proven" "3x3 length"
+replay "3x3" 3
+expect_rc 0 "3x3 IDA* alone" 3 --beam 0
+has "$T/out" "solved in 13 moves, shortest: proven" "3x3 length without the finder"
 expect_rc 0 "3x3 preflip" 3 --preflip e4
+replay "3x3 preflip" 3 e4
 has "$T/out" "^1\. e4x" "pre-flipped piece moves first"
 has "$T/out" "solved in 10 moves" "3x3 pre-flipped length"
 expect_rc 0 "fixed" 3 --fixed e5
 has "$T/out" "solved in 8 moves" "3x3 fixed e5 length"
+replay "3x3 fixed" 3 "" e5
+expect_rc 0 "white start" 3 --white e5
+replay "3x3 white e5" 3 "" "" e5
+expect_rc 0 "4x4" 4
+has "$T/out" "solved in 16 moves, shortest: proven" "4x4 length"
+replay "4x4" 4
+# 5x5: the finder's 25 moves equal the start's lower bound (25 black pieces), so they are
+# proven shortest without an IDA* iteration (beam 2000: about 1 M nodes, under a second).
+expect_rc 0 "5x5" 5 --quiet --beam 2000
+has "$T/out" "solved in 25 moves, shortest: proven" "5x5 length"
+has "$T/out" "^finder: 25 moves" "5x5 found by the finder"
+replay "5x5" 5
 expect_rc 1 "no solution" 3 --preflip d4
 has "$T/out" "no solution" "corner pre-flip cannot move first"
 expect_rc 1 "budget" 3 --max-nodes 1000
@@ -64,6 +93,11 @@ expect_rc 2 "fixed twice" 3 --fixed e5 --fixed d4
 expect_rc 2 "bad nodes" 3 --max-nodes -5
 expect_rc 2 "bad time" 3 --time 0
 expect_rc 2 "bad hash" 3 --hash 0
+expect_rc 2 "bad beam" 3 --beam -1
+expect_rc 2 "white outside" 3 --white a1
+expect_rc 2 "white fixed" 3 --white e5 --fixed e5
+expect_rc 2 "white bad square" 3 --white j9
+expect_rc 2 "white twice" 3 --white e5 --white d4
 has "$T/err" "^gounki solitaire: " "one-line error prefix"
 
 exit $fail
