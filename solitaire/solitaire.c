@@ -646,7 +646,8 @@ static int beam_run(ctx_t *c, beam_t *b, int bound, gs_result_t *res) {
             c->aborted = 1;
             return 0;
         }
-        qsort(b->kids, (size_t)nk, sizeof *b->kids, bchild_cmp);
+        if (nk > 1) /* kids is NULL until a first child: qsort must not see it */
+            qsort(b->kids, (size_t)nk, sizeof *b->kids, bchild_cmp);
         if (!b->steps[g + 1] && !(b->steps[g + 1] = malloc((size_t)b->width * sizeof(bstep_t))))
             return -1;
         int m = 0;
