@@ -8,7 +8,8 @@
 # preemption send) and `kill -9` of one of two ranks (the script's own requeue), each in
 # mid-run, end with exactly N games, the very games of the plain run (with GK_SLURM_ALL=1
 # also kill -9 of both ranks); the book job, killed likewise, makes the plain expansion's
-# book byte for byte; a usage error is not requeued.  The daemons and every process of
+# book byte for byte, and so does the book job requeued by `scontrol requeue` and stopped
+# by `scancel --signal=TERM`; a usage error is not requeued.  The daemons and every process of
 # this cluster are stopped at the end, whatever happens.  Prints the games kept and the
 # time each fault took to recover (docs/CLUSTER.md).  CRED_EXPIRE and SCHED_INTERVAL
 # (default 5 and 2 s; SLURM's own are 120 and 60) set what a requeue waits.
@@ -243,8 +244,9 @@ if [ -n "${GK_SLURM_ALL:-}" ]; then
     echo "time limit: 800 games after $r restarts; kept at each stop: $(sed -n 's/.*stopped by SIGTERM: \([0-9]*\) of.*/\1/p' "$T/timelimit.out" | tr '\n' ' ')"
 fi
 
-# 5. the book job: a plain expansion, and one that loses a rank to kill -9 mid-way (the
-#    script requeues it), make the same book byte for byte.
+# 5. the book job: a plain expansion, one that loses a rank to kill -9 mid-way (the
+#    script requeues it), one requeued by `scontrol requeue` and one stopped by `scancel
+#    --signal=TERM` make the same book byte for byte.
 book_job() { # NAME SBATCH-ARGS...: the job's id
     local name=$1
     shift
@@ -276,6 +278,23 @@ grep -q 'book incomplete (a journal of unfinished work is left): requeued (resta
 cmp -s "$T/book.book" "$T/bookkill.book" || fail "bookkill: the book differs from the plain run's"
 kept=$(sed -n 's/.*(\([0-9]*\) replayed from the journal).*/\1/p' "$T/bookkill.out" | sed -n 2p)
 echo "book: $kept batches kept (journal) at kill -9 of a rank, running again after $(($(stamp 'restart 1:' bookkill) - t0)) s; the plain run's book byte for byte"
+# scontrol requeue (SLURM requeues) and scancel --signal=TERM (the script requeues): the
+# ranks finish the batch in progress, write the book and stop; the next attempt goes on.
+for how in requeue term; do
+    j=$(book_job "book$how" --ntasks-per-node=2)
+    wait_line "$T/book$how.out" 'target 1500 nodes'
+    sleep 3
+    t0=$(date +%s)
+    case $how in
+    requeue) scontrol requeue "$j" ;;
+    term) scancel --signal=TERM "$j" ;;
+    esac
+    book_check "book$how" "$j" 1
+    kept=$(sed -n 's/^book expand: stopped by a signal: [^:]*: \([0-9]*\) nodes.*/\1/p' "$T/book$how.out" | head -1)
+    [ -n "$kept" ] && [ "$kept" -lt 1500 ] || { cat "$T/book$how.out"; fail "book$how: no clean stop mid-way"; }
+    cmp -s "$T/book.book" "$T/book$how.book" || fail "book$how: the book differs from the plain run's"
+    echo "book, $how: stopped with $kept nodes kept, running again after $(($(stamp 'restart 1:' "book$how") - t0)) s; the plain run's book byte for byte"
+done
 
 # 6. a usage error is not requeued and fails the job
 j=$(EXTRA="--playouts 0" submit usage --ntasks-per-node=1)
