@@ -29,6 +29,7 @@ static const char help[] =
     "       [mpirun -np R] gounki book expand BOOK --nodes N [--playouts P | --time S]\n"
     "                         [--seed S] [--alpha A] [--width W] [--batch K] [--threads T]\n"
     "                         [--policy-cost C] [--weights FILE] [--mcts NAME=V,...]\n"
+    "                         [--checkpoint S] [--peer-timeout S] [--stop-status S]\n"
     "       gounki book show BOOK [--position P] [--moves \"...\"] [--json]\n"
     "       gounki book stats BOOK\n"
     "       gounki book lines BOOK --out FILE [--max-error E] [--total-error E] [--turns T]\n"
@@ -54,7 +55,8 @@ static const char help[] =
     "        are searched first.  Same seed and budget: the same book at any number of ranks\n"
     "        and threads.  Killed or stopped (SIGTERM/SIGINT, exit 3 or --stop-status S),\n"
     "        the same command resumes from BOOK.journal; --checkpoint S rewrites BOOK every\n"
-    "        S seconds (60).\n"
+    "        S seconds (60).  --peer-timeout S: a rank not heard from for S seconds (10)\n"
+    "        is given up and its searches go to the other ranks.\n"
     "show    the book moves at a position (default: the start) with counts, W/D/L, values\n"
     "        and depth below, the leaf, and the principal book line.\n"
     "stats   nodes, book moves, depth histogram, exits, bytes per node, provenance.\n"
@@ -421,6 +423,7 @@ static int sub_expand(int argc, char **argv) {
     o.batch = 16;
     o.threads = 1;
     o.checkpoint_s = 60;
+    o.peer_seconds = 10;
     o.out = stderr;
     mcts_params_default(&o.mcts);
     const char *mcts = NULL;
@@ -438,6 +441,7 @@ static int sub_expand(int argc, char **argv) {
                            {"weights", BO_STR, &o.weights, 0, 0, NULL},
                            {"mcts", BO_STR, &mcts, 0, 0, NULL},
                            {"checkpoint", BO_DOUBLE, &o.checkpoint_s, 0, 1e7, NULL},
+                           {"peer-timeout", BO_DOUBLE, &o.peer_seconds, 0.1, 1e6, NULL},
                            {"quiet", BO_ON, &o.quiet, 0, 0, NULL},
                            {"stop-status", BO_LONG, &stop_status, 0, 125, NULL}};
     int first, st = book_getopt(argc, argv, NULL, rows, NROWS(rows), &first);
@@ -470,7 +474,7 @@ static int sub_expand(int argc, char **argv) {
     uint64_t added = sum.nodes - sum.nodes_before;
     fprintf(stderr,
             "book expand: %s: %s: %" PRIu64 " nodes (+%" PRIu64 " in %.1f s: %.0f nodes/h, %" PRIu64
-            " searches, %" PRIu64 " batches, %.0f playouts/s; %d rank%s x %d thread%s); root "
+            " searches, %" PRIu64 " batches, %.0f playouts/s; %d rank%s x %d thread%s%s); root "
             "value %+.3f%s\n",
             sum.stopped     ? "stopped by a signal"
             : sum.exhausted ? "no leaf left to expand"
@@ -479,6 +483,9 @@ static int sub_expand(int argc, char **argv) {
             sum.seconds > 0 ? (double)added / sum.seconds * 3600 : 0.0, sum.searches, sum.batches,
             sum.seconds > 0 ? (double)sum.playouts / sum.seconds : 0.0, sum.ranks,
             sum.ranks > 1 ? "s" : "", o.threads, o.threads > 1 ? "s" : "",
+            sum.lost == 0   ? ""
+            : sum.lost == 1 ? ", 1 rank lost"
+                            : ", ranks lost",
             isnan(sum.root_value) ? 0.0 : (double)sum.root_value,
             sum.stopped ? "; run the same command to continue" : "");
     return sum.stopped ? (int)stop_status : CLI_OK;

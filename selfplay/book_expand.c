@@ -2,15 +2,11 @@
  * selfplay/book_expand.c -- bx_run(): one MPI rank of `gounki book expand` (see
  * book_expand.h).
  *
- * Per batch, all collectives (non-blocking, polled with short sleeps: Open MPI spins in
- * blocking calls, which would take the cores from the searches of other ranks):
- *   1. Iallreduce MAX of the ranks' stop flags;
- *   2. Ibcast from rank 0 of {command or job count, payload bytes};
- *   3. Ibcast of the jobs: position strings and the actions each search must leave out;
- *   4. every rank searches jobs j with j mod ranks == rank, on its threads;
- *   5. Ireduce SUM to rank 0 of the results (5 int64 per job, zero where not searched).
- * Rank 0 then journals, applies and backs up, and starts the next batch.  Only rank 0
- * touches files.  The results depend on the jobs only, never on who searched them.
+ * Per batch rank 0 plans the jobs (positions and the actions each search leaves out),
+ * hands them to the ranks through the farm (book_farm.h: leases to ranks with idle
+ * threads, its own threads too, a lost rank's jobs leased again), then journals, applies
+ * and backs up, and starts the next batch.  Only rank 0 touches files.  The results
+ * depend on the jobs only, never on who searched them.
  */
 #define _GNU_SOURCE /* F_OFD_SETLK: locks owned by the open file, not the process */
 #include "book_expand.h"
@@ -29,13 +25,15 @@
 #include <unistd.h>
 
 #include "../common/clock.h"
+#include "book_farm.h"
 #include "../common/progress.h"
 #include "../common/files.h"
 #include "../common/status.h"
 #include "../eval/eval.h"
 
-enum { CMD_STOP = -1, CMD_DONE = -2, CMD_EXHAUSTED = -3, CMD_FAIL = -4 };
+enum { CMD_DONE = -2, CMD_EXHAUSTED = -3 };
 enum { R_KIND, R_MOVE, R_VALUE, R_PLAYOUTS, R_PRIOR, R_N };
+_Static_assert(R_N == BF_ROW, "a result row is the farm's row");
 #define JHEADER 40
 
 typedef struct job {
@@ -65,36 +63,14 @@ typedef struct xstate {
     int njobs, cap;
     gk_action_t *pool;
     size_t npool, pool_cap;
-    gl_buf_t msg, rec;
-    int64_t *res, *res_sum;
+    gl_buf_t rec;
+    bf_job_t *bj; /* the jobs as the farm takes them */
+    int bjcap;
+    int64_t *res; /* BF_ROW per job */
+    bf_farm_t *farm;
     mcts_t **m;
     mcts_result_t **mr;
 } xstate_t;
-
-static int mpi_fail(char *err, size_t errcap, const char *what, int rc) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "code %d", rc);
-    return gk_fail(err, errcap, GK_E_MPI, "MPI: %s: %s", what, msg);
-}
-
-/* Waits for a non-blocking collective without spinning on a core. */
-static int wait_req(MPI_Request *rq, const char *what, char *err, size_t errcap) {
-    struct timespec ts = {0, 200000};
-    for (;;) {
-        int flag = 0, rc = MPI_Test(rq, &flag, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) return mpi_fail(err, errcap, what, rc);
-        if (flag) return 0;
-        nanosleep(&ts, NULL);
-    }
-}
-
-static int bcast(void *buf, int count, MPI_Datatype t, const char *what, char *err, size_t errcap) {
-    MPI_Request rq;
-    int rc = MPI_Ibcast(buf, count, t, 0, MPI_COMM_WORLD, &rq);
-    if (rc != MPI_SUCCESS) return mpi_fail(err, errcap, what, rc);
-    return wait_req(&rq, what, err, errcap);
-}
 
 /* ------------------------------------------------------------------ the journal (rank 0) */
 
@@ -345,81 +321,22 @@ static int plan(xstate_t *x, int *why, char *err, size_t errcap) {
     return rc < 0 ? rc : (int)x->bt.n;
 }
 
-/* The jobs as bytes: per job the position string and the actions it leaves out. */
-static int pack_jobs(xstate_t *x, char *err, size_t errcap) {
-    const gk_game_t *g = gk_game_by_id(x->rules.game);
-    x->msg.n = 0;
-    for (int i = 0; i < x->njobs; i++) {
-        const job_t *j = &x->job[i];
-        char text[GK_POS_TEXT_MAX];
-        int len = g->pos_to_text(&j->pos, text, sizeof text);
-        if (len < 0) return gk_fail(err, errcap, GK_E_ARG, "a position has no position string");
-        uint8_t h[2] = {(uint8_t)len, (uint8_t)(len >> 8)};
-        uint8_t c[2] = {(uint8_t)j->nexcl, (uint8_t)(j->nexcl >> 8)};
-        if (gl_buf_reserve(&x->msg, 4 + (size_t)len + 4 * (size_t)j->nexcl))
-            return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-        memcpy(x->msg.p + x->msg.n, h, 2);
-        memcpy(x->msg.p + x->msg.n + 2, text, (size_t)len);
-        memcpy(x->msg.p + x->msg.n + 2 + len, c, 2);
-        x->msg.n += 4 + (size_t)len;
-        for (int k = 0; k < j->nexcl; k++) {
-            gk_action_t a = x->pool[j->excl + (size_t)k];
-            for (int s = 0; s < 4; s++) x->msg.p[x->msg.n++] = (uint8_t)(a >> (8 * s));
-        }
-    }
-    return 0;
-}
-
-static int unpack_jobs(xstate_t *x, int njobs, char *err, size_t errcap) {
-    const gk_game_t *g = gk_game_by_id(x->rules.game);
-    if (!x->rank) return 0; /* rank 0 has them */
-    if (njobs > 2 * x->cap) {
-        int want = njobs / 2 + 1;
-        if (room(x, want)) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-    }
-    size_t off = 0, n = x->msg.n;
-    x->npool = 0;
-    for (int i = 0; i < njobs; i++) {
-        if (n - off < 2) return gk_fail(err, errcap, GK_E_MPI, "a short job message");
-        size_t len = (size_t)x->msg.p[off] | (size_t)x->msg.p[off + 1] << 8;
-        if (len >= GK_POS_TEXT_MAX || n - off < 4 + len)
-            return gk_fail(err, errcap, GK_E_MPI, "a bad job message");
-        char text[GK_POS_TEXT_MAX], e2[256];
-        memcpy(text, x->msg.p + off + 2, len);
-        text[len] = 0;
-        size_t ne = (size_t)x->msg.p[off + 2 + len] | (size_t)x->msg.p[off + 3 + len] << 8;
-        off += 4 + len;
-        if (ne > GK_MAX_ACTIONS || n - off < 4 * ne)
-            return gk_fail(err, errcap, GK_E_MPI, "a bad job message");
-        job_t *j = &x->job[i];
-        if (g->pos_from_text(&j->pos, text, x->rules.turn_limit, e2, sizeof e2) < 0)
-            return gk_fail(err, errcap, GK_E_MPI, "a job's position: %s", e2);
-        if (x->npool + ne > x->pool_cap) {
-            size_t cap = x->pool_cap ? x->pool_cap : 4096;
-            while (cap < x->npool + ne) cap *= 2;
-            gk_action_t *p = realloc(x->pool, cap * sizeof *p);
-            if (!p) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-            x->pool = p;
-            x->pool_cap = cap;
-        }
-        j->excl = x->npool;
-        j->nexcl = (int)ne;
-        for (size_t k = 0; k < ne; k++, off += 4)
-            x->pool[x->npool++] = (gk_action_t)x->msg.p[off] | (gk_action_t)x->msg.p[off + 1] << 8 |
-                                  (gk_action_t)x->msg.p[off + 2] << 16 |
-                                  (gk_action_t)x->msg.p[off + 3] << 24;
-    }
-    x->njobs = njobs;
-    return off == n ? 0 : gk_fail(err, errcap, GK_E_MPI, "a bad job message");
-}
-
 /* ------------------------------------------------------------------ searching (every rank) */
 
-static void search_job(xstate_t *x, int t, const job_t *j, const mcts_limits_t *lim, int64_t *r) {
-    const gk_action_t *excl = x->pool + j->excl;
-    mcts_result_t *res = x->mr[t];
+/* The farm's search (bf_search_fn): one single-threaded search of the job on thread t;
+ * a row of zeros (kind 0) when it fails, which rank 0 reports. */
+static void search_job(void *ctx, int t, const bf_job_t *j, int64_t *r) {
+    xstate_t *x = ctx;
+    const gk_action_t *excl = j->excl;
     memset(r, 0, R_N * sizeof *r);
-    if (mcts_search_excluding(x->m[t], &j->pos, NULL, lim, excl, j->nexcl, res) != 0) return;
+    if (!x->m || !x->m[t] || !x->mr[t]) return;
+    mcts_result_t *res = x->mr[t];
+    mcts_limits_t lim;
+    mcts_limits_default(&lim);
+    lim.playouts = x->o->time_s > 0 ? 0 : x->o->playouts;
+    lim.time_s = x->o->time_s;
+    lim.early_stop = false;
+    if (mcts_search_excluding(x->m[t], &j->pos, NULL, &lim, excl, j->nexcl, res) != 0) return;
     for (int i = 0; i < res->nchildren; i++) {
         const mcts_child_t *c = &res->children[i];
         bool out = false;
@@ -444,36 +361,6 @@ static void search_job(xstate_t *x, int t, const job_t *j, const mcts_limits_t *
     r[R_KIND] = BK_LEAF_FULL;
 }
 
-/* Zeroed result rows for njobs jobs. */
-static int results_room(xstate_t *x, int njobs, char *err, size_t errcap) {
-    size_t need = (size_t)njobs * R_N;
-    int64_t *r = realloc(x->res, (need ? need : 1) * sizeof *r);
-    if (r) x->res = r;
-    int64_t *s = realloc(x->res_sum, (need ? need : 1) * sizeof *s);
-    if (s) x->res_sum = s;
-    if (!r || !s) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-    memset(r, 0, need * sizeof *r);
-    return 0;
-}
-
-static void search_mine(xstate_t *x) {
-    int64_t *r = x->res;
-    mcts_limits_t lim;
-    mcts_limits_default(&lim);
-    lim.playouts = x->o->time_s > 0 ? 0 : x->o->playouts;
-    lim.time_s = x->o->time_s;
-    lim.early_stop = false;
-    int T = x->o->threads > 0 ? x->o->threads : 1;
-    int mine = 0;
-    for (int j = x->rank; j < x->njobs; j += x->ranks) mine++;
-    if (T > mine) T = mine > 0 ? mine : 1;
-#pragma omp parallel for num_threads(T) schedule(dynamic, 1)
-    for (int k = 0; k < mine; k++) {
-        int j = x->rank + k * x->ranks;
-        search_job(x, omp_get_thread_num(), &x->job[j], &lim, &r[(size_t)j * R_N]);
-    }
-}
-
 /* ------------------------------------------------------------------ applying (rank 0) */
 
 static void leaf_from(const int64_t *r, bk_leaf_t *l) {
@@ -489,7 +376,7 @@ static void leaf_from(const int64_t *r, bk_leaf_t *l) {
 
 static int apply(xstate_t *x, bx_summary_t *sum, char *err, size_t errcap) {
     for (int j = 0; j < x->njobs; j++) {
-        const int64_t *r = &x->res_sum[(size_t)j * R_N];
+        const int64_t *r = &x->res[(size_t)j * R_N];
         if (r[R_KIND] != BK_LEAF_VALUE && r[R_KIND] != BK_LEAF_FULL)
             return gk_fail(err, errcap, GK_E_INVALID, "a search of batch %" PRIu64 " failed",
                            x->bt.number);
@@ -503,14 +390,14 @@ static int apply(xstate_t *x, bx_summary_t *sum, char *err, size_t errcap) {
             memset(&e->leaf, 0, sizeof e->leaf);
             e->leaf.kind = BK_LEAF_FULL;
         } else {
-            leaf_from(&x->res_sum[(size_t)lj * R_N], &e->leaf);
+            leaf_from(&x->res[(size_t)lj * R_N], &e->leaf);
         }
         if (e->has_child_leaf) {
             if (cj == -2) {
                 memset(&e->child_leaf, 0, sizeof e->child_leaf);
                 e->child_leaf.kind = BK_LEAF_FULL;
             } else {
-                leaf_from(&x->res_sum[(size_t)cj * R_N], &e->child_leaf);
+                leaf_from(&x->res[(size_t)cj * R_N], &e->child_leaf);
             }
         }
     }
@@ -567,10 +454,9 @@ static void free_state(xstate_t *x) {
     free(x->child_job);
     free(x->job);
     free(x->pool);
-    gl_buf_free(&x->msg);
     gl_buf_free(&x->rec);
+    free(x->bj);
     free(x->res);
-    free(x->res_sum);
     int T = x->o->threads > 0 ? x->o->threads : 1;
     for (int t = 0; x->m && t < T; t++) mcts_free(x->m[t]);
     for (int t = 0; x->mr && t < T; t++) free(x->mr[t]);
@@ -591,143 +477,146 @@ static int start_rank0(xstate_t *x, bx_summary_t *sum, char *err, size_t errcap)
     return 0;
 }
 
-static int run(xstate_t *x, bx_summary_t *sum, char *err, size_t errcap) {
+/* Every rank: the weights and one search per thread.  Returns 0 or 1 (bad, reason in e2). */
+static int make_searches(xstate_t *x, char *e2, size_t cap) {
     const bx_opts_t *o = x->o;
-    int64_t hdr[4] = {0, 0, 0, 0};
-    int rc = 0;
-    if (x->rank == 0) {
-        rc = start_rank0(x, sum, err, errcap);
-        hdr[0] = rc;
-        hdr[1] = x->rules.game, hdr[2] = x->rules.variant, hdr[3] = x->rules.turn_limit;
-    }
-    GK_FORWARD_IF(bcast(hdr, 4, MPI_INT64_T, "start", err, errcap));
-    if (hdr[0]) return x->rank == 0 ? rc : (int)hdr[0];
-    x->rules = (gk_rules_t){(uint8_t)hdr[1], (uint8_t)hdr[2], (uint16_t)hdr[3]};
-    /* Every rank: the weights and one search per thread. */
-    char e2[512] = "";
-    int bad = 0;
-    if (o->weights ? ev_weights_load(o->weights, x->rules.game, &x->w, e2, sizeof e2)
+    if (o->weights ? ev_weights_load(o->weights, x->rules.game, &x->w, e2, cap)
                    : ev_weights_default(x->rules.game, &x->w)) {
-        bad = 1;
-        if (!o->weights) snprintf(e2, sizeof e2, "no default weights for this game");
+        if (!o->weights) snprintf(e2, cap, "no default weights for this game");
+        return 1;
     }
     int T = o->threads > 0 ? o->threads : 1;
     x->m = calloc((size_t)T, sizeof *x->m);
     x->mr = calloc((size_t)T, sizeof *x->mr);
-    if (!x->m || !x->mr) bad = 1, snprintf(e2, sizeof e2, "out of memory");
+    if (!x->m || !x->mr) return snprintf(e2, cap, "out of memory"), 1;
     mcts_params_t mp = o->mcts;
     mp.threads = 1;
     mp.reuse = false;
     mp.seed = o->seed;
-    for (int t = 0; !bad && t < T; t++) {
+    for (int t = 0; t < T; t++) {
         x->m[t] = mcts_new(&mp, &x->w);
         x->mr[t] = malloc(sizeof *x->mr[t]);
-        if (!x->m[t] || !x->mr[t]) bad = 1, snprintf(e2, sizeof e2, "cannot make the search");
+        if (!x->m[t] || !x->mr[t]) return snprintf(e2, cap, "cannot make the search"), 1;
     }
-    int anybad = 0;
-    MPI_Request rq;
-    int mrc = MPI_Iallreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq);
-    if (mrc != MPI_SUCCESS) return mpi_fail(err, errcap, "start", mrc);
-    GK_FORWARD_IF(wait_req(&rq, "start", err, errcap));
-    if (anybad) {
-        if (x->rank) return GK_E_INVALID;
-        return gk_fail(err, errcap, GK_E_INVALID, "%s",
-                       bad ? e2 : "another rank could not load the weights or make its search");
+    return 0;
+}
+
+/* Rank 0: the settings lines are part of the book: written now, before the first batch. */
+static void stamp(xstate_t *x, bx_summary_t *sum) {
+    const bx_opts_t *o = x->o;
+    bk_book_t *b = &x->book;
+    int T = o->threads > 0 ? o->threads : 1;
+    bk_prov_set(b, "expand_engine", "gounki %s", GK_VERSION);
+    bk_prov_set(b, "expand_budget", "%s%.9g per search", o->time_s > 0 ? "seconds " : "playouts ",
+                o->time_s > 0 ? o->time_s : (double)o->playouts);
+    bk_prov_set(b, "expand_seed", "%" PRIu64, o->seed);
+    bk_prov_set(b, "expand_priority", "alpha %.9g policy_cost %.9g width %d batch %d", o->sel.alpha,
+                o->sel.policy_cost, o->sel.width, o->batch);
+    bk_prov_set(b, "expand_weights", "%016" PRIx64, ev_weights_hash(&x->w));
+    bk_prov_set(b, "expand_search",
+                "c_puct %.9g fpu %.9g temperature %.9g playout_depth %d solver %d tree_mb %d",
+                (double)o->mcts.c_puct, (double)o->mcts.fpu, (double)o->mcts.temperature,
+                o->mcts.playout_depth, o->mcts.solver, o->mcts.tree_mb);
+    x->t0 = x->last_ckpt = gk_now_s();
+    gk_progress_init(&x->prog, o->quiet ? NULL : o->out, GK_PROGRESS_TTY, GK_PROGRESS_PLAIN);
+    x->start_nodes = sum->nodes_before = x->book.nnodes;
+    if (!o->quiet && o->out)
+        fprintf(o->out,
+                "book expand: %s: %u nodes, %" PRIu64 " batches (%" PRIu64
+                " replayed from the journal); target %" PRIu64 " nodes on %d rank%s x %d "
+                "thread%s\n",
+                o->book, x->book.nnodes, x->book.batches, sum->replayed, o->nodes, x->ranks,
+                x->ranks > 1 ? "s" : "", T, T > 1 ? "s" : "");
+}
+
+/* Rank 0: the jobs of the planned batch as the farm takes them, and rows for the results. */
+static int farm_jobs(xstate_t *x, char *err, size_t errcap) {
+    if (x->njobs > x->bjcap) {
+        bf_job_t *bj = realloc(x->bj, (size_t)x->njobs * sizeof *bj);
+        if (bj) x->bj = bj;
+        int64_t *r = realloc(x->res, (size_t)x->njobs * R_N * sizeof *r);
+        if (r) x->res = r;
+        if (!bj || !r) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
+        x->bjcap = x->njobs;
     }
-    if (x->rank == 0) {
-        /* The settings lines are part of the book: written now, before the first batch. */
-        bk_book_t *b = &x->book;
-        bk_prov_set(b, "expand_engine", "gounki %s", GK_VERSION);
-        bk_prov_set(b, "expand_budget", "%s%.9g per search",
-                    o->time_s > 0 ? "seconds " : "playouts ",
-                    o->time_s > 0 ? o->time_s : (double)o->playouts);
-        bk_prov_set(b, "expand_seed", "%" PRIu64, o->seed);
-        bk_prov_set(b, "expand_priority", "alpha %.9g policy_cost %.9g width %d batch %d",
-                    o->sel.alpha, o->sel.policy_cost, o->sel.width, o->batch);
-        bk_prov_set(b, "expand_weights", "%016" PRIx64, ev_weights_hash(&x->w));
-        bk_prov_set(b, "expand_search",
-                    "c_puct %.9g fpu %.9g temperature %.9g playout_depth %d solver %d tree_mb %d",
-                    (double)o->mcts.c_puct, (double)o->mcts.fpu, (double)o->mcts.temperature,
-                    o->mcts.playout_depth, o->mcts.solver, o->mcts.tree_mb);
-        x->t0 = x->last_ckpt = gk_now_s();
-        gk_progress_init(&x->prog, o->quiet ? NULL : o->out, GK_PROGRESS_TTY, GK_PROGRESS_PLAIN);
-        x->start_nodes = sum->nodes_before = x->book.nnodes;
-        if (!o->quiet && o->out)
-            fprintf(o->out,
-                    "book expand: %s: %u nodes, %" PRIu64 " batches (%" PRIu64
-                    " replayed from the journal); target %" PRIu64 " nodes on %d rank%s x %d "
-                    "thread%s\n",
-                    o->book, x->book.nnodes, x->book.batches, sum->replayed, o->nodes, x->ranks,
-                    x->ranks > 1 ? "s" : "", T, T > 1 ? "s" : "");
-    }
-    int why = 0;
+    for (int i = 0; i < x->njobs; i++)
+        x->bj[i] = (bf_job_t){x->job[i].pos, x->pool + x->job[i].excl, x->job[i].nexcl};
+    return 0;
+}
+
+/* Rank 0: batch after batch until the book is done, a stop, or a failure. */
+static int expand0(xstate_t *x, bx_summary_t *sum, int *why, char *err, size_t errcap) {
+    const bx_opts_t *o = x->o;
+    bool stopping = false;
     for (;;) {
-        int mystop = o->stop && *o->stop ? 1 : 0, stop = 0;
-        mrc = MPI_Iallreduce(&mystop, &stop, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &rq);
-        if (mrc != MPI_SUCCESS) return mpi_fail(err, errcap, "stop flags", mrc);
-        GK_FORWARD_IF(wait_req(&rq, "stop flags", err, errcap));
-        int64_t cmd[2] = {0, 0};
-        if (x->rank == 0) {
-            if (rc < 0) {
-                cmd[0] = CMD_FAIL;
-            } else if (stop) {
-                cmd[0] = CMD_STOP;
-            } else {
-                why = 0;
-                int ne = plan(x, &why, err, errcap);
-                if (ne < 0) {
-                    rc = ne;
-                    cmd[0] = CMD_FAIL;
-                } else if (ne == 0) {
-                    cmd[0] = why ? why : CMD_EXHAUSTED;
-                } else if ((rc = pack_jobs(x, err, errcap)) < 0) {
-                    cmd[0] = CMD_FAIL;
-                } else {
-                    cmd[0] = x->njobs;
-                    cmd[1] = (int64_t)x->msg.n;
-                }
-            }
+        if (stopping || (o->stop && *o->stop)) {
+            *why = BF_STOPPED;
+            return 0;
         }
-        GK_FORWARD_IF(bcast(cmd, 2, MPI_INT64_T, "batch", err, errcap));
-        if (cmd[0] < 0) {
-            why = (int)cmd[0];
-            break;
+        int cause = 0, ne = plan(x, &cause, err, errcap);
+        if (ne < 0) return ne;
+        if (ne == 0) {
+            *why = cause == CMD_DONE ? BF_DONE : BF_EXHAUSTED;
+            return 0;
         }
-        if (x->rank) {
-            x->msg.n = 0;
-            if (gl_buf_reserve(&x->msg, (size_t)cmd[1] + 1))
-                return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-            x->msg.n = (size_t)cmd[1];
-        }
-        int njobs = (int)cmd[0];
-        if (njobs > 0) {
-            GK_FORWARD_IF(bcast(x->msg.p, (int)cmd[1], MPI_BYTE, "jobs", err, errcap));
-            /* A rank that cannot read its jobs leaves its results at zero: rank 0 then
-             * reports a failed search and stops every rank. */
-            int urc = unpack_jobs(x, njobs, err, errcap);
-            GK_FORWARD_IF(results_room(x, njobs, err, errcap));
-            if (!urc) search_mine(x);
-            mrc = MPI_Ireduce(x->res, x->res_sum, (int)cmd[0] * R_N, MPI_INT64_T, MPI_SUM, 0,
-                              MPI_COMM_WORLD, &rq);
-            if (mrc != MPI_SUCCESS) return mpi_fail(err, errcap, "results", mrc);
-            GK_FORWARD_IF(wait_req(&rq, "results", err, errcap));
-        }
-        if (x->rank == 0) {
-            rc = apply(x, sum, err, errcap);
-            if (rc >= 0 && gk_now_s() - x->last_ckpt >= o->checkpoint_s)
-                rc = checkpoint(x, err, errcap);
-            if (rc >= 0) progress(x, false);
-        }
+        GK_FORWARD_IF(farm_jobs(x, err, errcap));
+        GK_FORWARD_IF(
+            bf_batch(x->farm, x->bt.number, x->bj, x->njobs, x->res, &stopping, err, errcap));
+        GK_FORWARD_IF(apply(x, sum, err, errcap));
+        if (gk_now_s() - x->last_ckpt >= o->checkpoint_s) GK_FORWARD_IF(checkpoint(x, err, errcap));
+        progress(x, false);
     }
-    if (x->rank != 0) return why == CMD_FAIL ? GK_E_INVALID : 0;
-    if (rc < 0) return rc;
+}
+
+static int run0(xstate_t *x, bx_summary_t *sum, char *err, size_t errcap) {
+    int rc = start_rank0(x, sum, err, errcap);
+    int64_t hdr[4] = {rc, x->rules.game, x->rules.variant, x->rules.turn_limit};
+    char e2[512] = "";
+    int src = bf_start0(x->farm, hdr, e2, sizeof e2);
+    if (rc) return rc;
+    if (src) return gk_fail(err, errcap, src, "%s", e2);
+    bf_set_game(x->farm, gk_game_by_id(x->rules.game), x->rules.turn_limit);
+    int bad = make_searches(x, e2, sizeof e2), anybad = 0;
+    GK_FORWARD_IF(bf_ready(x->farm, bad, &anybad, err, errcap));
+    int why = BF_FAILED;
+    if (anybad) {
+        rc = gk_fail(err, errcap, GK_E_INVALID, "%s",
+                     bad ? e2 : "another rank could not load the weights or make its search");
+    } else {
+        stamp(x, sum);
+        rc = expand0(x, sum, &why, err, errcap);
+        if (rc) why = BF_FAILED;
+    }
+    int erc = bf_end(x->farm, why, e2, sizeof e2);
+    sum->lost = bf_lost(x->farm);
+    if (rc) return rc;
+    if (erc) return gk_fail(err, errcap, erc, "%s", e2);
     GK_FORWARD_IF(checkpoint(x, err, errcap));
-    sum->stopped = why == CMD_STOP;
-    sum->exhausted = why == CMD_EXHAUSTED;
+    sum->stopped = why == BF_STOPPED;
+    sum->exhausted = why == BF_EXHAUSTED;
     if (!sum->stopped) unlink(x->jpath); /* the book holds everything */
     progress(x, true);
     gk_progress_end(&x->prog);
     return 0;
+}
+
+/* Another rank: searches what rank 0 leases.  When rank 0 fails, returns GK_E_INVALID with
+ * err empty (rank 0 tells why). */
+static int run_r(xstate_t *x, bx_summary_t *sum, char *err, size_t errcap) {
+    int64_t hdr[4];
+    GK_FORWARD_IF(bf_wait_start(x->farm, hdr, err, errcap));
+    if (hdr[0]) return GK_E_INVALID;
+    x->rules = (gk_rules_t){(uint8_t)hdr[1], (uint8_t)hdr[2], (uint16_t)hdr[3]};
+    const gk_game_t *g = gk_game_by_id(x->rules.game);
+    if (!g) return gk_fail(err, errcap, GK_E_MPI, "rank %d: a bad start message", x->rank);
+    bf_set_game(x->farm, g, x->rules.turn_limit);
+    char e2[512] = "";
+    GK_FORWARD_IF(bf_send_ready(x->farm, make_searches(x, e2, sizeof e2), err, errcap));
+    int code = 0;
+    GK_FORWARD_IF(bf_serve(x->farm, &code, err, errcap));
+    sum->stopped = code == BF_STOPPED;
+    sum->exhausted = code == BF_EXHAUSTED;
+    return code == BF_FAILED ? GK_E_INVALID : 0;
 }
 
 int bx_run(const bx_opts_t *o, bx_summary_t *sum, char *err, size_t errcap) {
@@ -753,16 +642,25 @@ int bx_run(const bx_opts_t *o, bx_summary_t *sum, char *err, size_t errcap) {
         rc = gk_fail(err, errcap, GK_E_MPI, "MPI_COMM_WORLD is not usable");
     sum->rank = x.rank;
     sum->ranks = x.ranks;
+    bf_opts_t fo = {.threads = o->threads > 0 ? o->threads : 1,
+                    .peer_seconds = o->peer_seconds,
+                    .quiet = o->quiet,
+                    .out = o->out,
+                    .stop = o->stop,
+                    .search = search_job,
+                    .ctx = &x};
+    if (!rc) rc = bf_open(&x.farm, &fo, x.rank, x.ranks, err, errcap);
     double t0 = gk_now_s();
-    if (!rc) rc = run(&x, sum, err, errcap);
+    if (!rc) rc = x.rank == 0 ? run0(&x, sum, err, errcap) : run_r(&x, sum, err, errcap);
     sum->seconds = gk_now_s() - t0;
     if (x.have_book) {
         sum->nodes = x.book.nnodes;
         sum->root_value = x.book.node[x.book.root].value;
     }
+    sum->abandoned = x.farm && bf_abandoned(x.farm);
+    bf_close(x.farm);
     free_state(&x);
-    if (!inited && MPI_Finalize() != MPI_SUCCESS && !rc)
+    if (!inited && !sum->abandoned && MPI_Finalize() != MPI_SUCCESS && !rc)
         rc = gk_fail(err, errcap, GK_E_MPI, "MPI_Finalize failed");
-    if (x.rank != 0 && err && errcap) err[0] = 0;
     return rc;
 }

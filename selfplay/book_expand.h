@@ -8,8 +8,9 @@
  * itself when nobody has, and runs as a single process without mpirun).  Rank 0 owns the
  * book and its journal; every rank searches.
  *
- * A BATCH: rank 0 chooses the work, every rank searches its share (job j goes to rank
- * j mod ranks, and on each rank to `threads` OpenMP threads), the results are summed to
+ * A BATCH: rank 0 chooses the work, the ranks search it (selfplay/book_farm.h: rank 0
+ * leases jobs to ranks with idle threads and runs jobs on its own `threads` too; a rank
+ * silent for peer_seconds is lost and its jobs are searched elsewhere), the results reach
  * rank 0, which journals the batch (one write + fsync), applies it in batch order and
  * backs the values up.  The work of a batch is either
  *   - up to `batch` nodes without a leaf (a book built from games): each is searched
@@ -27,7 +28,9 @@
  * batches, so the last batch may take it up to batch - 1 nodes past; and a run extended
  * later to more nodes goes through the very batches of a run made to that size at once),
  * when no leaf is left to expand, or when *stop is set on any rank (after the batch in
- * progress).  The book is
+ * progress, which a rank that cannot be reached delays by at most BF_STOP_WAIT seconds
+ * before its jobs go elsewhere).  After a lost rank no MPI_Finalize is called (it would
+ * wait for that rank): sum->abandoned.  The book is
  * rewritten atomically at least every checkpoint_s seconds and at the end; the journal
  * BOOK.journal holds the batches since (data/book.h, JOURNAL).  A run killed at any moment
  * and started again with the same settings replays the journal and ends with the very book
@@ -56,6 +59,7 @@ typedef struct bx_opts {
     const char *weights;  /* evaluation weight file, NULL for the shipped ones */
     mcts_params_t mcts;   /* search parameters (threads and reuse are set here) */
     double checkpoint_s;  /* rewrite the book at least this often (default 60) */
+    double peer_seconds;  /* a rank not heard from this long is lost (0: 10 s) */
     bool quiet;           /* no progress lines */
     FILE *out;            /* progress and summary (rank 0) */
     volatile sig_atomic_t *stop;
@@ -73,6 +77,8 @@ typedef struct bx_summary {
     float root_value; /* negamax value of the start position (NAN: none) */
     bool stopped;     /* ended by *stop */
     bool exhausted;   /* no leaf left to expand */
+    int lost;         /* ranks given up as lost (rank 0) */
+    bool abandoned;   /* MPI left without MPI_Finalize (a rank was lost) */
 } bx_summary_t;
 
 /* Runs this rank's share.  Returns 0, or a negative gk_status_t with a reason in err (on

@@ -10,7 +10,9 @@
 # link cut in a generation's self-play ends on hosts 1-2 (before: hung in MPI_Allreduce /
 # MPI_Finalize for ever) and resumes; (h) host 3 dies (link down, then kill -9 of
 # every process there, orted too): mpirun ends the job, the survivors write what they
-# have, and the same command on hosts 1-2 completes it.  Prints the figures of
+# have, and the same command on hosts 1-2 completes it; (i) `book expand`: the book of
+# one process on 3 hosts, after a cut link without a rerun, and after a cut link and
+# SIGTERM once resumed on 2 hosts.  Prints the figures of
 # docs/CLUSTER.md's fault table.  The namespaces, the bridge and every process in them
 # are removed at the end, whatever happens; skipped where namespaces cannot be made.
 set -euo pipefail
@@ -262,6 +264,72 @@ t0=$(now)
 mpi "$T/hosts2" 2 "${ARGS[@]}" --quiet --out "$T/h" 2>"$T/h2.err" || { cat "$T/h2.err"; fail "(h) resume"; }
 same "$T/h" "(h) resumed on 2 hosts"
 echo "test_multihost_slow: (h) resumed on hosts 1-2: $N of $N games in $(secs "$t0" "$(now)") s"
+
+# ---- (i) the book expansion job: three hosts make the book of one process; with host 3's
+# link cut in mid-run the expansion ends on hosts 1-2 with that very book (the cut rank's
+# searches go to the others); with the link cut and SIGTERM to the reachable ranks they
+# stop within seconds and the same command on hosts 1-2 ends with that book too.
+reconnect
+BOOKARGS=(--nodes 600 --playouts 300 --seed 3 --batch 8 --checkpoint 1000 --peer-timeout 5)
+"$G" book build --out "$T/start.book" >/dev/null
+cp "$T/start.book" "$T/solo.book"
+"$G" book expand "$T/solo.book" "${BOOKARGS[@]}" --quiet 2>"$T/err" || fail "book, single process: $(cat "$T/err")"
+cp "$T/start.book" "$T/i1.book"
+SUB=book mpi "$T/hosts3" 3 expand "$T/i1.book" "${BOOKARGS[@]}" --quiet 2>"$T/i1.err" ||
+    { cat "$T/i1.err"; fail "(i) book on 3 hosts"; }
+cmp -s "$T/i1.book" "$T/solo.book" || fail "(i) 3 hosts made another book than one process"
+echo "test_multihost_slow: (i) book expansion on 3 hosts: the book of a single process, byte for byte"
+wait_journal() { # BOOK LOG: waits until BOOK's journal holds a few batches
+    for _ in $(seq 600); do
+        [ "$(stat -c %s "$1.journal" 2>/dev/null || echo 0)" -gt 3000 ] && return 0
+        sleep 0.05
+    done
+    tail -5 "$2"
+    fail "$1: no batch journaled"
+}
+cp "$T/start.book" "$T/i2.book"
+SUB=book mpi "$T/hosts3" 3 expand "$T/i2.book" "${BOOKARGS[@]}" >"$T/i2.err" 2>&1 &
+MPIRUN_PIDS+=($!)
+wait_journal "$T/i2.book" "$T/i2.err"
+ip link set "gkv${tag}2" down
+t0=$(now)
+for _ in $(seq 1200); do [ -z "$(rank_pids "${NS[0]}")" ] && break; sleep 0.05; done
+[ -z "$(rank_pids "${NS[0]}")" ] || { tail -5 "$T/i2.err"; fail "(i): book rank 0 still runs 60 s after the cut"; }
+t_end=$(secs "$t0" "$(now)")
+grep -q 'rank 2 not heard from .* given up as lost' "$T/i2.err" || { tail -5 "$T/i2.err"; fail "(i): no rank given up"; }
+grep -q '^book expand: done: .*1 rank lost' "$T/i2.err" || { tail -5 "$T/i2.err"; fail "(i): no 'done' line"; }
+cmp -s "$T/i2.book" "$T/solo.book" || fail "(i) after the cut: not the book of a single process"
+[ ! -e "$T/i2.book.journal" ] || fail "(i) after the cut: the journal is left"
+echo "test_multihost_slow: (i) book, link of host 3 cut: the expansion ended complete $t_end s after" \
+    "the cut, the book of a single process, without a rerun"
+grep 'given up as lost' "$T/i2.err" | sed 's/^/    /' || true
+reconnect
+cp "$T/start.book" "$T/i3.book"
+SUB=book mpi "$T/hosts3" 3 expand "$T/i3.book" "${BOOKARGS[@]}" >"$T/i3.err" 2>&1 &
+MPIRUN_PIDS+=($!)
+wait_journal "$T/i3.book" "$T/i3.err"
+ip link set "gkv${tag}2" down
+sleep 0.5
+live=$(rank_pids "${NS[0]}") && live="$live $(rank_pids "${NS[1]}")"
+kill -TERM $live
+t0=$(now)
+for _ in $(seq 400); do [ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")" ] && break; sleep 0.05; done
+[ -z "$(rank_pids "${NS[0]}")$(rank_pids "${NS[1]}")" ] ||
+    { tail -5 "$T/i3.err"; fail "(i): the book ranks did not end 20 s after SIGTERM"; }
+t_term=$(secs "$t0" "$(now)")
+awk -v t="$t_term" 'BEGIN { exit !(t < 10) }' || fail "(i): SIGTERM took $t_term s"
+grep -q '^book expand: stopped by a signal: .*run the same command to continue$' "$T/i3.err" ||
+    { tail -5 "$T/i3.err"; fail "(i): no one-line stop"; }
+kept=$(sed -n 's/^book expand: stopped by a signal: [^:]*: \([0-9]*\) nodes.*/\1/p' "$T/i3.err")
+echo "test_multihost_slow: (i) book, link of host 3 cut, SIGTERM to hosts 1-2: their ranks ended" \
+    "$t_term s later with $kept nodes kept"
+reconnect
+t0=$(now)
+SUB=book mpi "$T/hosts2" 2 expand "$T/i3.book" "${BOOKARGS[@]}" --quiet 2>"$T/i4.err" ||
+    { cat "$T/i4.err"; fail "(i) book resume on 2 hosts"; }
+cmp -s "$T/i3.book" "$T/solo.book" || fail "(i) resumed on 2 hosts: not the book of a single process"
+echo "test_multihost_slow: (i) book resumed on hosts 1-2: the book of a single process in" \
+    "$(secs "$t0" "$(now)") s"
 
 # ---- (e, f) optional: kill -9 of every rank; SIGTERM to every rank
 if [ -n "${GK_MULTIHOST_ALL:-}" ]; then

@@ -4,11 +4,13 @@
 # writes a one-node slurm.conf in a temporary directory, starts munged, slurmctld and
 # slurmd itself and submits the job scripts with sbatch.  Checks: a plain self-play run
 # completes (log verify --complete) and its rank with 2 threads is bound to 2 CPUs
-# (srun -c); `scontrol requeue`, `scancel --signal=TERM` (what the time limit and
-# preemption send) and `kill -9` of one of two ranks (the script's own requeue), each in
+# (srun -c); `scontrol requeue`, `scancel --signal=TERM` (what the time limit sends),
+# preemption by a job of a higher-tier partition (PreemptMode=REQUEUE) and `kill -9` of
+# one of two ranks (the script's own requeue), each in
 # mid-run, end with exactly N games, the very games of the plain run (with GK_SLURM_ALL=1
 # also kill -9 of both ranks); the book job, killed likewise, makes the plain expansion's
-# book byte for byte; a usage error is not requeued.  The daemons and every process of
+# book byte for byte, and so does the book job requeued by `scontrol requeue` and stopped
+# by `scancel --signal=TERM`; a usage error is not requeued.  The daemons and every process of
 # this cluster are stopped at the end, whatever happens.  Prints the games kept and the
 # time each fault took to recover (docs/CLUSTER.md).  CRED_EXPIRE and SCHED_INTERVAL
 # (default 5 and 2 s; SLURM's own are 120 and 60) set what a requeue waits.
@@ -99,7 +101,10 @@ SlurmdParameters=config_overrides
 KillWait=10
 MinJobAge=3600
 NodeName=localhost CPUs=2 State=UNKNOWN
-PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+PreemptType=preempt/partition_prio
+PreemptMode=REQUEUE
+PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP PriorityTier=1
+PartitionName=urgent Nodes=localhost MaxTime=INFINITE State=UP PriorityTier=2
 EOF
 for _ in $(seq 50); do [ -S "$T/munge/sock" ] && break; sleep 0.1; done
 [ -S "$T/munge/sock" ] || { cat "$T/log/munged.out"; fail "munged did not start"; }
@@ -189,13 +194,15 @@ fault() { # NAME HOW: requeue (scontrol requeue), term (scancel --signal=TERM), 
     term) scancel --signal=TERM "$j" ;;
     kill1) kill -KILL $(echo $victims | cut -d' ' -f2) ;;
     kill2) kill -KILL $victims ;;
+    preempt) # a job of the higher-tier partition that needs the whole node
+        sbatch --parsable -p urgent -n 2 -o "$T/$name.urgent.out" --wrap "sleep 5" >"$T/$name.urgent" ;;
     esac
     check_run "$name" "$j" 1
     cmp -s <("$G" log cat "$T/$name") <("$G" log cat "$T/plain") || fail "$name: games differ"
     kept=$(sed -n "s/.*: \([0-9]*\) of $N games done.*/\1/p" "$T/$name.out" | sed -n 2p)
     [ -n "$kept" ] && [ "$kept" -lt $N ] || { cat "$T/$name.out"; fail "$name: not stopped mid-way"; }
     case $how in
-    requeue | term)
+    requeue | term | preempt)
         grep -q "stopped by SIGTERM: $kept of $N games kept" "$T/$name.out" ||
             { cat "$T/$name.out"; fail "$name: no clean stop with $kept games kept"; }
         ;;
@@ -215,6 +222,10 @@ fault requeue requeue
 fault term term
 # 4. kill -9 of one of two ranks: SLURM ends the step, the script requeues
 fault kill kill1
+# 5. preemption by a job of a higher PriorityTier (PreemptMode=REQUEUE): SLURM stops the
+#    ranks as for scontrol requeue, runs the other job, then the requeued one
+fault preempt preempt
+[ "$(wait_end "$(cat "$T/preempt.urgent")")" = "COMPLETED 0" ] || fail "preempt: the urgent job did not complete"
 if [ -n "${GK_SLURM_ALL:-}" ]; then
     fault killall kill2 # every rank at once
 fi
@@ -243,8 +254,9 @@ if [ -n "${GK_SLURM_ALL:-}" ]; then
     echo "time limit: 800 games after $r restarts; kept at each stop: $(sed -n 's/.*stopped by SIGTERM: \([0-9]*\) of.*/\1/p' "$T/timelimit.out" | tr '\n' ' ')"
 fi
 
-# 5. the book job: a plain expansion, and one that loses a rank to kill -9 mid-way (the
-#    script requeues it), make the same book byte for byte.
+# 6. the book job: a plain expansion, one that loses a rank to kill -9 mid-way (the
+#    script requeues it), one requeued by `scontrol requeue` and one stopped by `scancel
+#    --signal=TERM` make the same book byte for byte.
 book_job() { # NAME SBATCH-ARGS...: the job's id
     local name=$1
     shift
@@ -276,8 +288,25 @@ grep -q 'book incomplete (a journal of unfinished work is left): requeued (resta
 cmp -s "$T/book.book" "$T/bookkill.book" || fail "bookkill: the book differs from the plain run's"
 kept=$(sed -n 's/.*(\([0-9]*\) replayed from the journal).*/\1/p' "$T/bookkill.out" | sed -n 2p)
 echo "book: $kept batches kept (journal) at kill -9 of a rank, running again after $(($(stamp 'restart 1:' bookkill) - t0)) s; the plain run's book byte for byte"
+# scontrol requeue (SLURM requeues) and scancel --signal=TERM (the script requeues): the
+# ranks finish the batch in progress, write the book and stop; the next attempt goes on.
+for how in requeue term; do
+    j=$(book_job "book$how" --ntasks-per-node=2)
+    wait_line "$T/book$how.out" 'target 1500 nodes'
+    sleep 3
+    t0=$(date +%s)
+    case $how in
+    requeue) scontrol requeue "$j" ;;
+    term) scancel --signal=TERM "$j" ;;
+    esac
+    book_check "book$how" "$j" 1
+    kept=$(sed -n 's/^book expand: stopped by a signal: [^:]*: \([0-9]*\) nodes.*/\1/p' "$T/book$how.out" | head -1)
+    [ -n "$kept" ] && [ "$kept" -lt 1500 ] || { cat "$T/book$how.out"; fail "book$how: no clean stop mid-way"; }
+    cmp -s "$T/book.book" "$T/book$how.book" || fail "book$how: the book differs from the plain run's"
+    echo "book, $how: stopped with $kept nodes kept, running again after $(($(stamp 'restart 1:' "book$how") - t0)) s; the plain run's book byte for byte"
+done
 
-# 6. a usage error is not requeued and fails the job
+# 7. a usage error is not requeued and fails the job
 j=$(EXTRA="--playouts 0" submit usage --ntasks-per-node=1)
 end=$(wait_end "$j")
 [ "$end" = "FAILED 0" ] || { cat "$T/usage.out"; fail "usage: job ended '$end', not FAILED unrequeued"; }
