@@ -12,7 +12,7 @@
 # every process there, orted too): mpirun ends the job, the survivors write what they
 # have, and the same command on hosts 1-2 completes it; (i) `book expand`: the book of
 # one process on 3 hosts, after a cut link without a rerun, and after a cut link and
-# SIGTERM once resumed on 2 hosts.  Prints the figures of
+# SIGTERM or kill -9 of host 3's rank once resumed on 2 hosts.  Prints the figures of
 # docs/CLUSTER.md's fault table.  The namespaces, the bridge and every process in them
 # are removed at the end, whatever happens; skipped where namespaces cannot be made.
 set -euo pipefail
@@ -330,6 +330,27 @@ SUB=book mpi "$T/hosts2" 2 expand "$T/i3.book" "${BOOKARGS[@]}" --quiet 2>"$T/i4
 cmp -s "$T/i3.book" "$T/solo.book" || fail "(i) resumed on 2 hosts: not the book of a single process"
 echo "test_multihost_slow: (i) book resumed on hosts 1-2: the book of a single process in" \
     "$(secs "$t0" "$(now)") s"
+# kill -9 of host 3's rank: mpirun ends the job; the same command on hosts 1-2 resumes
+# from the book and its journal.
+cp "$T/start.book" "$T/i5.book"
+SUB=book mpi "$T/hosts3" 3 expand "$T/i5.book" "${BOOKARGS[@]}" >"$T/i5.err" 2>&1 &
+MPIRUN_PIDS+=($!)
+wait_journal "$T/i5.book" "$T/i5.err"
+pid=$(rank_pids "${NS[2]}")
+[ -n "$pid" ] || fail "(i): no book rank on host 3"
+kill -KILL $pid
+t0=$(now)
+timeout 60 tail --pid="${MPIRUN_PIDS[-1]}" -f /dev/null || fail "(i): mpirun did not end after the kill"
+t_kill=$(secs "$t0" "$(now)")
+kept=$("$G" book stats "$T/i5.book" | sed -n 's/^nodes *//p')
+t0=$(now)
+SUB=book mpi "$T/hosts2" 2 expand "$T/i5.book" "${BOOKARGS[@]}" >"$T/i6.err" 2>&1 ||
+    { cat "$T/i6.err"; fail "(i) book resume after kill -9"; }
+replayed=$(sed -n 's/.*(\([0-9]*\) replayed from the journal).*/\1/p' "$T/i6.err")
+cmp -s "$T/i5.book" "$T/solo.book" || fail "(i) after kill -9 and the resume: not the book of a single process"
+echo "test_multihost_slow: (i) book, kill -9 of host 3's rank: mpirun ended $t_kill s later;" \
+    "the book held $kept nodes, $replayed batches replayed from the journal; resumed on hosts 1-2" \
+    "in $(secs "$t0" "$(now)") s: the book of a single process"
 
 # ---- (e, f) optional: kill -9 of every rank; SIGTERM to every rank
 if [ -n "${GK_MULTIHOST_ALL:-}" ]; then
