@@ -12,7 +12,8 @@
 # every process there, orted too): mpirun ends the job, the survivors write what they
 # have, and the same command on hosts 1-2 completes it; (i) `book expand`: the book of
 # one process on 3 hosts, after a cut link without a rerun, and after a cut link and
-# SIGTERM or kill -9 of host 3's rank once resumed on 2 hosts.  Prints the figures of
+# SIGTERM or kill -9 of host 3's rank once resumed on 2 hosts; (j) the self-play job
+# script outside SLURM ends the mpirun that a cut link leaves waiting.  Prints the figures of
 # docs/CLUSTER.md's fault table.  The namespaces, the bridge and every process in them
 # are removed at the end, whatever happens; skipped where namespaces cannot be made.
 set -euo pipefail
@@ -351,6 +352,30 @@ cmp -s "$T/i5.book" "$T/solo.book" || fail "(i) after kill -9 and the resume: no
 echo "test_multihost_slow: (i) book, kill -9 of host 3's rank: mpirun ended $t_kill s later;" \
     "the book held $kept nodes, $replayed batches replayed from the journal; resumed on hosts 1-2" \
     "in $(secs "$t0" "$(now)") s: the book of a single process"
+
+# ---- (j) the job script outside SLURM (its mpirun fallback) with host 3's link cut: the
+# ranks end on hosts 1-2 with the run complete, mpirun does not (it waits for host 3's
+# daemon), and the script ends it MPIRUN_GRACE seconds after the run is complete.
+reconnect
+MARGS="--hostfile $T/hosts3 --oversubscribe --mca plm_rsh_agent $T/agent --mca routed direct"
+MARGS="$MARGS --mca btl tcp,self --mca btl_tcp_if_include $SUBNET --mca oob_tcp_if_include $SUBNET"
+GOUNKI=$G OUT=$T/j GAMES=$N PLAYOUTS=120 SEED=11 RANKS=3 MPIRUN_GRACE=5 MPIRUN_ARGS=$MARGS \
+    EXTRA="${frames[*]} --peer-timeout 5" bash "$SRC/scripts/slurm/selfplay.sbatch" >"$T/j.out" 2>&1 &
+jpid=$!
+MPIRUN_PIDS+=($jpid)
+wait_games "$T/j" 20 "$T/j.out"
+ip link set "gkv${tag}2" down
+t0=$(now)
+rc=0
+timeout 120 tail --pid=$jpid -f /dev/null || { tail -5 "$T/j.out"; fail "(j): the job script still runs 120 s after the cut"; }
+wait $jpid || rc=$?
+[ $rc = 0 ] || { tail -8 "$T/j.out"; fail "(j): the job script exited $rc"; }
+grep -q 'the run is complete, but mpirun has not ended 5 s later' "$T/j.out" ||
+    { tail -8 "$T/j.out"; fail "(j): the script did not end mpirun"; }
+grep -q 'run complete: 200 games' "$T/j.out" || { tail -5 "$T/j.out"; fail "(j): no 'run complete' line"; }
+same "$T/j" "(j) the job script after the cut"
+echo "test_multihost_slow: (j) the job script's mpirun fallback, link of host 3 cut: the script" \
+    "ended $(secs "$t0" "$(now)") s after the cut (MPIRUN_GRACE=5), $N of $N games, exit 0"
 
 # ---- (e, f) optional: kill -9 of every rank; SIGTERM to every rank
 if [ -n "${GK_MULTIHOST_ALL:-}" ]; then
