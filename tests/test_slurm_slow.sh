@@ -4,13 +4,13 @@
 # writes a one-node slurm.conf in a temporary directory, starts munged, slurmctld and
 # slurmd itself and submits the job scripts with sbatch.  Checks: a plain self-play run
 # completes (log verify --complete) and its rank with 2 threads is bound to 2 CPUs
-# (srun -c); `scontrol requeue`, `scancel --signal=TERM` (what the time limit sends),
-# preemption by a job of a higher-tier partition (PreemptMode=REQUEUE) and `kill -9` of
-# one of two ranks (the script's own requeue), each in
-# mid-run, end with exactly N games, the very games of the plain run (with GK_SLURM_ALL=1
-# also kill -9 of both ranks); the book job, killed likewise, makes the plain expansion's
-# book byte for byte, and so does the book job requeued by `scontrol requeue` and stopped
-# by `scancel --signal=TERM`; a usage error is not requeued.  The daemons and every process of
+# (srun -c); `scontrol requeue`, `scancel --signal=TERM` (what the time limit sends) and
+# `kill -9` of one of two ranks (the script's own requeue), each in mid-run, end with
+# exactly N games, the very games of the plain run; the book job killed likewise, and
+# requeued by `scontrol requeue`, makes the plain expansion's book byte for byte; a usage
+# error is not requeued.  GK_SLURM_ALL=1 adds kill -9 of both ranks, preemption by a job
+# of a higher-tier partition (PreemptMode=REQUEUE) and the book job stopped by `scancel
+# --signal=TERM` (CI's 30 minutes hold the cases above only).  The daemons and every process of
 # this cluster are stopped at the end, whatever happens.  Prints the games kept and the
 # time each fault took to recover (docs/CLUSTER.md).  CRED_EXPIRE and SCHED_INTERVAL
 # (default 5 and 2 s; SLURM's own are 120 and 60) set what a requeue waits.
@@ -224,8 +224,11 @@ fault term term
 fault kill kill1
 # 5. preemption by a job of a higher PriorityTier (PreemptMode=REQUEUE): SLURM stops the
 #    ranks as for scontrol requeue, runs the other job, then the requeued one
-fault preempt preempt
-[ "$(wait_end "$(cat "$T/preempt.urgent")")" = "COMPLETED 0" ] || fail "preempt: the urgent job did not complete"
+#    (with GK_SLURM_ALL=1: CI's 30 minutes hold the required cases only)
+if [ -n "${GK_SLURM_ALL:-}" ]; then
+    fault preempt preempt
+    [ "$(wait_end "$(cat "$T/preempt.urgent")")" = "COMPLETED 0" ] || fail "preempt: the urgent job did not complete"
+fi
 if [ -n "${GK_SLURM_ALL:-}" ]; then
     fault killall kill2 # every rank at once
 fi
@@ -290,7 +293,7 @@ kept=$(sed -n 's/.*(\([0-9]*\) replayed from the journal).*/\1/p' "$T/bookkill.o
 echo "book: $kept batches kept (journal) at kill -9 of a rank, running again after $(($(stamp 'restart 1:' bookkill) - t0)) s; the plain run's book byte for byte"
 # scontrol requeue (SLURM requeues) and scancel --signal=TERM (the script requeues): the
 # ranks finish the batch in progress, write the book and stop; the next attempt goes on.
-for how in requeue term; do
+for how in requeue ${GK_SLURM_ALL:+term}; do
     j=$(book_job "book$how" --ntasks-per-node=2)
     wait_line "$T/book$how.out" 'target 1500 nodes'
     sleep 3
