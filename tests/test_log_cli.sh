@@ -97,8 +97,15 @@ expect 2 "$G" log cat "$T/run" --format json
 expect 0 "$G" log verify --quick --complete "$T/run"
 grep -q '8 games, 8 distinct.*complete' "$T/out" || fail "quick: $(cat "$T/out")"
 for d in cuthead zeros flip garbage dup; do expect 1 "$G" log verify --quick "$T/$d"; done
-timeout -s TERM 2 "$G" selfplay --games 5000 --playouts 30 --frame-games 2 --quiet \
-    --out "$T/part" >/dev/null 2>&1 || true
+# Stopped once a frame is stored (a fixed 2 s stored none under ASan on a loaded machine).
+"$G" selfplay --games 5000 --playouts 30 --frame-games 2 --quiet --out "$T/part" >/dev/null 2>&1 &
+part=$!
+for _ in $(seq 1200); do
+    [ -n "$(find "$T/part" -name 'shard-*.gkz' -size +0c 2>/dev/null)" ] && break
+    sleep 0.05
+done
+kill -TERM $part 2>/dev/null || true
+wait $part 2>/dev/null || true
 expect 0 "$G" log verify --quick "$T/part"
 expect 1 "$G" log verify --quick --complete "$T/part"
 grep -q 'incomplete' "$T/out" || fail "quick --complete: $(cat "$T/out")"
