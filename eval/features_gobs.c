@@ -65,8 +65,15 @@ typedef unsigned __int128 bb_t;
 static inline bb_t bb_make(uint64_t hi, uint64_t lo) {
     return (bb_t)hi << 64 | lo;
 }
+/* Without -mpopcnt (the portable build) __builtin_popcountll is a call into libgcc. */
+static inline int count64(uint64_t x) {
+    x -= x >> 1 & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + (x >> 2 & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
 static inline int bb_count(bb_t b) {
-    return __builtin_popcountll((uint64_t)b) + __builtin_popcountll((uint64_t)(b >> 64));
+    return count64((uint64_t)b) + count64((uint64_t)(b >> 64));
 }
 
 #define BB_BOARD  bb_make(0x1ffffull, ~0ull)                 /* squares 0..80 */
@@ -184,6 +191,7 @@ static int trace_gobs(const gk_pos_t *p, float *f) {
 
 typedef struct {
     uint64_t danger[2];     /* squares of the opponent's threats before the action */
+    uint64_t occ[2];        /* occupied squares before the action */
     const gobs_rays_t *ray; /* gobs_rays(), looked up once per node */
 } gobs_pctx_t;
 
@@ -201,34 +209,59 @@ static void prep_gobs(const gk_pos_t *p, ev_pctx_t *ctx) {
     const bb_t danger = op.flip | op.elim;
     c->danger[0] = (uint64_t)danger;
     c->danger[1] = (uint64_t)(danger >> 64);
+    c->occ[0] = (uint64_t)(white | black);
+    c->occ[1] = (uint64_t)((white | black) >> 64);
     c->ray = gobs_rays();
 }
 
-/* Can the opponent of `side` flip / eliminate the piece of `side` on sq in q?  The
- * threats of threats_of() seen from the target: along each direction, the first piece
- * past the empty squares (at most two in the short variant) is an enemy. */
-static void exposure(const gk_pos_t *q, const gobs_rays_t *ray, int side, int sq, int *flip,
-                     int *elim) {
+/* Can the opponent of `side` flip / eliminate the piece of `side` on sq in q, whose
+ * occupied squares are occ?  The threats of threats_of() seen from the target: along
+ * each direction d, the first piece past the empty squares (at most one in the short
+ * variant) is an enemy, which jumps sq when the square next to sq on the far side is
+ * empty and eliminates it across one empty square or more (exactly one when short). */
+static void exposure(const gk_pos_t *q, const gobs_rays_t *ray, bb_t occ, int side, int sq,
+                     int *flip, int *elim) {
     const uint8_t *cell = q->b.cell;
     const int oc = 2 - side, short_var = q->variant == GOBS_VAR_SHORT;
     int fl = 0, el = 0;
-    for (int d = 0; d < 8; d++) {
+    for (int d = 0; d < 8 && !(fl && el); d++) {
+        const int len = ray->len[sq][d];
+        if (!len) continue;
         const uint8_t *r = ray->sq[sq][d];
-        const int len = ray->len[sq][d], lim = short_var && len > 2 ? 2 : len;
-        int k = 0;
-        while (k < lim && cell[r[k]] == GOBS_EMPTY) k++;
-        if (k == lim || cell[r[k]] != oc) continue;
-        /* An enemy on r[k] looking back along -d: it jumps sq when the square past sq
-         * on the far side is empty, and eliminates it across k empty squares. */
         const int back = d ^ 4;
-        if ((!short_var || k == 0) && ray->len[sq][back] &&
-            cell[ray->sq[sq][back][0]] == GOBS_EMPTY)
-            fl = 1;
-        if (short_var ? k == 1 : k > 0) el = 1;
-        if (fl && el) break;
+        const int back_empty = ray->len[sq][back] && cell[ray->sq[sq][back][0]] == GOBS_EMPTY;
+        if (cell[r[0]] != GOBS_EMPTY) {
+            fl |= cell[r[0]] == oc && back_empty;
+            continue;
+        }
+        int b;
+        if (short_var) {
+            if (len < 2) continue;
+            b = r[1];
+        } else {
+            const bb_t m = occ & bb_make(ray->bits[sq][d][1], ray->bits[sq][d][0]);
+            if (!m) continue;
+            const uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
+            if (d < 4)
+                b = lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(hi);
+            else
+                b = hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(lo);
+        }
+        if (cell[b] == oc) {
+            el = 1;
+            fl |= back_empty && !short_var;
+        }
     }
     *flip = fl;
     *elim = el;
+}
+
+/* The occupied squares after action a (kind `kind`) of the position whose are occ. */
+static bb_t occ_after(bb_t occ, gk_action_t a, int kind, int short_var) {
+    occ &= ~((bb_t)1 << gobs_act_from(a));
+    occ |= (bb_t)1 << gobs_act_to(a);
+    if (kind == GOBS_ACT_ELIM && short_var) occ |= (bb_t)1 << gobs_act_place(a);
+    return occ;
 }
 
 static int centre_dist(int sq) {
@@ -254,7 +287,9 @@ static void move_gobs(const gk_pos_t *p, const ev_pctx_t *ctx, gk_action_t a, co
         int from = gobs_act_from(a), to = gobs_act_to(a);
         f[P_ESCAPE] = (float)(c->danger[from >> 6] >> (from & 63) & 1);
         int fl, el;
-        exposure(child, c->ray, me, to, &fl, &el);
+        const bb_t occ =
+            occ_after(bb_make(c->occ[1], c->occ[0]), a, kind, p->variant == GOBS_VAR_SHORT);
+        exposure(child, c->ray, occ, me, to, &fl, &el);
         f[P_LAND_FLIP] = (float)fl;
         f[P_LAND_ELIM] = (float)el;
         f[P_CENTRE] = (float)(centre_dist(from) - centre_dist(to));

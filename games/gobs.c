@@ -39,6 +39,7 @@ void gobs_init(void) {
             int x = s % 9 + DX[d], y = s / 9 + DY[d], k = 0;
             while (x >= 0 && x < 9 && y >= 0 && y < 9) {
                 rays.sq[s][d][k++] = (uint8_t)(9 * y + x);
+                rays.bits[s][d][(9 * y + x) >> 6] |= 1ull << ((9 * y + x) & 63);
                 x += DX[d];
                 y += DY[d];
             }
