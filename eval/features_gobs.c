@@ -9,6 +9,9 @@
  * enemy piece at any distance and land on any empty square beyond it; short-variant
  * legs jump an adjacent piece; eliminations need at least one empty square (exactly
  * one in the short variant) between the two pieces.
+ * For speed (issue 14) the threats are 128-bit bitboards filled direction by direction
+ * and exposures walk gobs.h's ray tables; tests/test_gobs_features.c keeps the plain
+ * square-by-square code they replaced and checks that every value agrees bit for bit.
  */
 #include <string.h>
 
@@ -56,65 +59,98 @@ static const char *const policy_names[NPOLICY] = {
     "p_land_elim", "p_escape", "p_more_legs", "p_opp_near", "p_centre",
 };
 
-static const int DX[8] = {1, 1, 0, -1, -1, -1, 0, 1};
-static const int DY[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+/* Bitboards: bit s is square s (9 * rank + file); bits 81..127 stay zero. */
+typedef unsigned __int128 bb_t;
 
-typedef struct {
-    uint64_t w[2];
-} set81_t;
-
-static inline void set_add(set81_t *s, int sq) {
-    s->w[sq >> 6] |= 1ull << (sq & 63);
+static inline bb_t bb_make(uint64_t hi, uint64_t lo) {
+    return (bb_t)hi << 64 | lo;
 }
-static inline int set_has(const set81_t *s, int sq) {
-    return (s->w[sq >> 6] >> (sq & 63)) & 1;
+/* Without -mpopcnt (the portable build) __builtin_popcountll is a call into libgcc. */
+static inline int count64(uint64_t x) {
+    x -= x >> 1 & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + (x >> 2 & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
 }
-static inline int set_count(const set81_t *s) {
-    return __builtin_popcountll(s->w[0]) + __builtin_popcountll(s->w[1]);
-}
-
-static inline int cell_at(const gk_pos_t *p, int x, int y) {
-    if (x < 0 || x >= GOBS_SIZE || y < 0 || y >= GOBS_SIZE) return -1;
-    return p->b.cell[GOBS_SIZE * y + x];
+static inline int bb_count(bb_t b) {
+    return count64((uint64_t)b) + count64((uint64_t)(b >> 64));
 }
 
-typedef struct {
-    set81_t flip; /* enemy pieces this side can flip with one leg */
-    set81_t elim; /* enemy pieces this side can eliminate */
-    int slides;
-} threats_t;
+#define BB_BOARD  bb_make(0x1ffffull, ~0ull)                 /* squares 0..80 */
+#define BB_FILE_A bb_make(0x00100ull, 0x8040201008040201ull) /* x == 0 */
+#define BB_FILE_I bb_make(0x10080ull, 0x4020100804020100ull) /* x == 8 */
+#define BB_EDGE   bb_make(0x1ff80ull, 0xc06030180c0603ffull) /* x or y is 0 or 8 */
 
-/* What the pieces of `side` (or only the piece on `only`, when >= 0) threaten. */
-static void threats_of(const gk_pos_t *p, int side, int only, threats_t *t) {
-    memset(t, 0, sizeof *t);
-    const int mc = side + 1, oc = 2 - side, short_var = p->variant == GOBS_VAR_SHORT;
-    for (int sq = 0; sq < GOBS_SQUARES; sq++) {
-        if (p->b.cell[sq] != mc || (only >= 0 && sq != only)) continue;
-        int x0 = sq % GOBS_SIZE, y0 = sq / GOBS_SIZE;
-        for (int d = 0; d < 8; d++) {
-            int x = x0 + DX[d], y = y0 + DY[d], k = 0, v;
-            while ((v = cell_at(p, x, y)) == GOBS_EMPTY && (!short_var || k < 2)) {
-                t->slides++;
-                k++;
-                x += DX[d];
-                y += DY[d];
-            }
-            if (v != oc) continue;
-            int beyond = cell_at(p, x + DX[d], y + DY[d]);
-            if (short_var) {
-                if (k == 0 && beyond == GOBS_EMPTY) set_add(&t->flip, GOBS_SIZE * y + x);
-                if (k == 1) set_add(&t->elim, GOBS_SIZE * y + x);
-            } else {
-                if (beyond == GOBS_EMPTY) set_add(&t->flip, GOBS_SIZE * y + x);
-                if (k > 0) set_add(&t->elim, GOBS_SIZE * y + x);
-            }
-        }
+/* Every bit moved one step in direction d (gobs.h's order: E, NE, N, NW, W, SW, S, SE);
+ * steps that leave the board are dropped. */
+static inline bb_t bb_step(bb_t b, int d) {
+    switch (d) {
+    case 0: return (b & ~BB_FILE_I) << 1;
+    case 1: return (b & ~BB_FILE_I) << 10 & BB_BOARD;
+    case 2: return b << 9 & BB_BOARD;
+    case 3: return (b & ~BB_FILE_A) << 8 & BB_BOARD;
+    case 4: return (b & ~BB_FILE_A) >> 1;
+    case 5: return (b & ~BB_FILE_A) >> 10;
+    case 6: return b >> 9;
+    default: return (b & ~BB_FILE_I) >> 8;
     }
 }
 
-static int is_edge(int sq) {
-    int x = sq % GOBS_SIZE, y = sq / GOBS_SIZE;
-    return x == 0 || y == 0 || x == GOBS_SIZE - 1 || y == GOBS_SIZE - 1;
+/* The white and black pieces of p: each 8-byte word of cells packed to 8 bits (a cell is
+ * 0, 1 or 2, so bit 0 of a byte marks white and bit 1 black). */
+static void bb_pieces(const gk_pos_t *p, bb_t *white, bb_t *black) {
+    bb_t w = 0, b = 0;
+    for (int i = 0; i < 11; i++) {
+        uint64_t x;
+        memcpy(&x, p->b.cell + 8 * i, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+        x = __builtin_bswap64(x);
+#endif
+        const uint64_t lo = x & 0x0101010101010101ull, hi = x >> 1 & 0x0101010101010101ull;
+        w |= (bb_t)((lo * 0x0102040810204080ull) >> 56) << (8 * i);
+        b |= (bb_t)((hi * 0x0102040810204080ull) >> 56) << (8 * i);
+    }
+    *white = w & BB_BOARD;
+    *black = b & BB_BOARD;
+}
+
+typedef struct {
+    bb_t flip; /* enemy pieces this side can flip with one leg */
+    bb_t elim; /* enemy pieces this side can eliminate */
+    int slides;
+} threats_t;
+
+/* What the pieces `own` threaten among the pieces `opp` (empty: the empty squares).
+ * Along each direction the empty squares k steps past a piece are the k-th step of a
+ * fill; a leg flips an enemy reached after any number of them (none in the short
+ * variant) when the square past it is empty; an elimination needs at least one (exactly
+ * one in the short variant, whose slides are at most two squares long). */
+static void threats_of(bb_t own, bb_t opp, bb_t empty, int short_var, threats_t *t) {
+    bb_t flip = 0, elim = 0;
+    int slides = 0;
+    for (int d = 0; d < 8; d++) {
+        const bb_t next = bb_step(own, d), before_empty = bb_step(empty, d ^ 4) & opp;
+        bb_t r = next & empty, reach = 0, hit = next;
+        if (short_var) {
+            reach = r | (bb_step(r, d) & empty);
+            elim |= bb_step(r, d) & opp;
+        } else {
+            bb_t past = 0;
+            while (r) {
+                reach |= r;
+                const bb_t s = bb_step(r, d);
+                past |= s;
+                r = s & empty;
+            }
+            hit |= past;
+            elim |= past & opp;
+        }
+        flip |= hit & before_empty;
+        slides += bb_count(reach);
+    }
+    t->flip = flip;
+    t->elim = elim;
+    t->slides = slides;
 }
 
 static int trace_gobs(const gk_pos_t *p, float *f) {
@@ -125,30 +161,27 @@ static int trace_gobs(const gk_pos_t *p, float *f) {
     f[F_OWN_LOW] = (float)(own < 8 ? 8 - own : 0);
     f[F_OPP_LOW] = (float)(opp < 8 ? 8 - opp : 0);
     f[F_OWN_GOBSED] = own <= GOBS_LIMIT ? 1.0f : 0.0f;
+    bb_t white, black;
+    bb_pieces(p, &white, &black);
+    const bb_t mine = me == GK_WHITE ? white : black, theirs = me == GK_WHITE ? black : white;
+    const bb_t empty = BB_BOARD & ~(white | black);
+    const int short_var = p->variant == GOBS_VAR_SHORT;
     threats_t tm, to;
     /* In a jump chain only the jumping piece can still act this turn. */
-    threats_of(p, me, p->in_turn ? p->aux[GOBS_AUX_JUMPER] : -1, &tm);
-    threats_of(p, op, -1, &to);
-    f[F_FLIP_GAIN] = (float)set_count(&tm.flip);
-    f[F_FLIP_RISK] = (float)set_count(&to.flip);
-    if (!p->in_turn) f[F_ELIM_GAIN] = (float)set_count(&tm.elim);
-    f[F_ELIM_RISK] = (float)set_count(&to.elim);
-    if (p->in_turn) threats_of(p, me, -1, &tm); /* mobility counts every piece */
+    const bb_t actors = p->in_turn ? mine & (bb_t)1 << p->aux[GOBS_AUX_JUMPER] : mine;
+    threats_of(actors, theirs, empty, short_var, &tm);
+    threats_of(theirs, mine, empty, short_var, &to);
+    f[F_FLIP_GAIN] = (float)bb_count(tm.flip);
+    f[F_FLIP_RISK] = (float)bb_count(to.flip);
+    if (!p->in_turn) f[F_ELIM_GAIN] = (float)bb_count(tm.elim);
+    f[F_ELIM_RISK] = (float)bb_count(to.elim);
+    /* Mobility, and the safety of the opponent's pieces, count every piece. */
+    if (p->in_turn) threats_of(mine, theirs, empty, short_var, &tm);
     f[F_MOBILITY] = (float)(tm.slides - to.slides);
-    int safe_me = 0, safe_op = 0, edge = 0;
-    for (int sq = 0; sq < GOBS_SQUARES; sq++) {
-        int v = p->b.cell[sq];
-        if (v == GOBS_EMPTY) continue;
-        int mine = v == me + 1;
-        if (mine) {
-            safe_me += !set_has(&to.flip, sq) && !set_has(&to.elim, sq);
-        } else {
-            safe_op += !set_has(&tm.flip, sq) && !set_has(&tm.elim, sq);
-        }
-        if (is_edge(sq)) edge += mine ? 1 : -1;
-    }
+    const int safe_me = bb_count(mine & ~(to.flip | to.elim));
+    const int safe_op = bb_count(theirs & ~(tm.flip | tm.elim));
     f[F_SAFE] = (float)(safe_me - safe_op);
-    f[F_EDGE] = (float)edge;
+    f[F_EDGE] = (float)(bb_count(mine & BB_EDGE) - bb_count(theirs & BB_EDGE));
     f[F_CHAIN] = p->in_turn ? 1.0f : 0.0f;
     f[F_TEMPO] = 1.0f;
     return NVALUE;
@@ -157,7 +190,9 @@ static int trace_gobs(const gk_pos_t *p, float *f) {
 /* ---- policy ---- */
 
 typedef struct {
-    threats_t op; /* the opponent's threats before the action */
+    uint64_t danger[2];     /* squares of the opponent's threats before the action */
+    uint64_t occ[2];        /* occupied squares before the action */
+    const gobs_rays_t *ray; /* gobs_rays(), looked up once per node */
 } gobs_pctx_t;
 
 _Static_assert(sizeof(gobs_pctx_t) <= sizeof(ev_pctx_t), "policy context too large");
@@ -165,28 +200,68 @@ _Static_assert(NVALUE <= EV_MAX_FEATURES && NPOLICY <= EV_MAX_POLICY, "raise EV_
 
 static void prep_gobs(const gk_pos_t *p, ev_pctx_t *ctx) {
     gobs_pctx_t *c = (gobs_pctx_t *)ctx->bytes;
-    threats_of(p, p->stm ^ 1, -1, &c->op);
+    bb_t white, black;
+    bb_pieces(p, &white, &black);
+    const bb_t mine = p->stm == GK_WHITE ? white : black;
+    const bb_t theirs = p->stm == GK_WHITE ? black : white;
+    threats_t op;
+    threats_of(theirs, mine, BB_BOARD & ~(white | black), p->variant == GOBS_VAR_SHORT, &op);
+    const bb_t danger = op.flip | op.elim;
+    c->danger[0] = (uint64_t)danger;
+    c->danger[1] = (uint64_t)(danger >> 64);
+    c->occ[0] = (uint64_t)(white | black);
+    c->occ[1] = (uint64_t)((white | black) >> 64);
+    c->ray = gobs_rays();
 }
 
-/* Can the opponent of `side` flip / eliminate the piece of `side` on sq in q? */
-static void exposure(const gk_pos_t *q, int side, int sq, int *flip, int *elim) {
+/* Can the opponent of `side` flip / eliminate the piece of `side` on sq in q, whose
+ * occupied squares are occ?  The threats of threats_of() seen from the target: along
+ * each direction d, the first piece past the empty squares (at most one in the short
+ * variant) is an enemy, which jumps sq when the square next to sq on the far side is
+ * empty and eliminates it across one empty square or more (exactly one when short). */
+static void exposure(const gk_pos_t *q, const gobs_rays_t *ray, bb_t occ, int side, int sq,
+                     int *flip, int *elim) {
+    const uint8_t *cell = q->b.cell;
     const int oc = 2 - side, short_var = q->variant == GOBS_VAR_SHORT;
-    int x0 = sq % GOBS_SIZE, y0 = sq / GOBS_SIZE;
-    *flip = *elim = 0;
-    for (int d = 0; d < 8; d++) {
-        int x = x0 + DX[d], y = y0 + DY[d], k = 0, v;
-        while ((v = cell_at(q, x, y)) == GOBS_EMPTY && (!short_var || k < 2)) {
-            k++;
-            x += DX[d];
-            y += DY[d];
+    int fl = 0, el = 0;
+    for (int d = 0; d < 8 && !(fl && el); d++) {
+        const int len = ray->len[sq][d];
+        if (!len) continue;
+        const uint8_t *r = ray->sq[sq][d];
+        const int back = d ^ 4;
+        const int back_empty = ray->len[sq][back] && cell[ray->sq[sq][back][0]] == GOBS_EMPTY;
+        if (cell[r[0]] != GOBS_EMPTY) {
+            fl |= cell[r[0]] == oc && back_empty;
+            continue;
         }
-        if (v != oc) continue;
-        /* An enemy at (x, y) looking back along -d: it jumps sq when the square past sq
-         * on the far side is empty, and eliminates it across k empty squares. */
-        int past = cell_at(q, x0 - DX[d], y0 - DY[d]);
-        if (past == GOBS_EMPTY && (!short_var || k == 0)) *flip = 1;
-        if (short_var ? k == 1 : k > 0) *elim = 1;
+        int b;
+        if (short_var) {
+            if (len < 2) continue;
+            b = r[1];
+        } else {
+            const bb_t m = occ & bb_make(ray->bits[sq][d][1], ray->bits[sq][d][0]);
+            if (!m) continue;
+            const uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64);
+            if (d < 4)
+                b = lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(hi);
+            else
+                b = hi ? 127 - __builtin_clzll(hi) : 63 - __builtin_clzll(lo);
+        }
+        if (cell[b] == oc) {
+            el = 1;
+            fl |= back_empty && !short_var;
+        }
     }
+    *flip = fl;
+    *elim = el;
+}
+
+/* The occupied squares after action a (kind `kind`) of the position whose are occ. */
+static bb_t occ_after(bb_t occ, gk_action_t a, int kind, int short_var) {
+    occ &= ~((bb_t)1 << gobs_act_from(a));
+    occ |= (bb_t)1 << gobs_act_to(a);
+    if (kind == GOBS_ACT_ELIM && short_var) occ |= (bb_t)1 << gobs_act_place(a);
+    return occ;
 }
 
 static int centre_dist(int sq) {
@@ -210,9 +285,11 @@ static void move_gobs(const gk_pos_t *p, const ev_pctx_t *ctx, gk_action_t a, co
     }
     if (kind != GOBS_ACT_STOP) {
         int from = gobs_act_from(a), to = gobs_act_to(a);
-        f[P_ESCAPE] = (set_has(&c->op.flip, from) || set_has(&c->op.elim, from)) ? 1.0f : 0.0f;
+        f[P_ESCAPE] = (float)(c->danger[from >> 6] >> (from & 63) & 1);
         int fl, el;
-        exposure(child, me, to, &fl, &el);
+        const bb_t occ =
+            occ_after(bb_make(c->occ[1], c->occ[0]), a, kind, p->variant == GOBS_VAR_SHORT);
+        exposure(child, c->ray, occ, me, to, &fl, &el);
         f[P_LAND_FLIP] = (float)fl;
         f[P_LAND_ELIM] = (float)el;
         f[P_CENTRE] = (float)(centre_dist(from) - centre_dist(to));

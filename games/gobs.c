@@ -23,9 +23,8 @@
 static const int DX[8] = {1, 1, 0, -1, -1, -1, 0, 1};
 static const int DY[8] = {0, 1, 1, 1, 0, -1, -1, -1};
 
-/* ray[s][d][k]: the k-th square from s in direction d; raylen[s][d] squares exist. */
-static uint8_t ray[GOBS_SQUARES][8][8];
-static uint8_t raylen[GOBS_SQUARES][8];
+/* The ray tables of gobs.h (gobs_rays()). */
+static gobs_rays_t rays;
 static uint64_t z_piece[2][GOBS_SQUARES], z_stm, z_mid[GOBS_SQUARES], z_start5;
 
 void gobs_init(void) {
@@ -39,12 +38,17 @@ void gobs_init(void) {
         for (int d = 0; d < 8; d++) {
             int x = s % 9 + DX[d], y = s / 9 + DY[d], k = 0;
             while (x >= 0 && x < 9 && y >= 0 && y < 9) {
-                ray[s][d][k++] = (uint8_t)(9 * y + x);
+                rays.sq[s][d][k++] = (uint8_t)(9 * y + x);
+                rays.bits[s][d][(9 * y + x) >> 6] |= 1ull << ((9 * y + x) & 63);
                 x += DX[d];
                 y += DY[d];
             }
-            raylen[s][d] = (uint8_t)k;
+            rays.len[s][d] = (uint8_t)k;
         }
+}
+
+const gobs_rays_t *gobs_rays(void) {
+    return &rays;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -99,8 +103,8 @@ static int legs_from(const gk_pos_t *p, int sq, uint8_t *land, uint8_t *over) {
     const int oc = 2 - p->stm;
     int n = 0;
     for (int d = 0; d < 8; d++) {
-        const uint8_t *r = ray[sq][d];
-        const int len = raylen[sq][d];
+        const uint8_t *r = rays.sq[sq][d];
+        const int len = rays.len[sq][d];
         if (p->variant == GOBS_VAR_SHORT) {
             if (len >= 2 && cell[r[0]] == oc && cell[r[1]] == GOBS_EMPTY) {
                 land[n] = r[1];
@@ -121,9 +125,19 @@ static int legs_from(const gk_pos_t *p, int sq, uint8_t *land, uint8_t *over) {
     return n;
 }
 
+/* legs_from(p, sq) > 0, without listing the landings: play() asks it after every leg. */
 static bool has_leg(const gk_pos_t *p, int sq) {
-    uint8_t land[56], over[56];
-    return legs_from(p, sq, land, over) > 0;
+    const uint8_t *cell = p->b.cell;
+    const int oc = 2 - p->stm, short_var = p->variant == GOBS_VAR_SHORT;
+    for (int d = 0; d < 8; d++) {
+        const uint8_t *r = rays.sq[sq][d];
+        const int len = rays.len[sq][d];
+        int k = 0;
+        if (!short_var)
+            while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
+        if (k + 1 < len && cell[r[k]] == oc && cell[r[k + 1]] == GOBS_EMPTY) return true;
+    }
+    return false;
 }
 
 /* Rank (0 or 8) where the short variant puts back a piece of side `owner`. */
@@ -160,8 +174,8 @@ static int gobs_gen(const gk_pos_t *p, gk_action_t *out) {
     for (int sq = 0; sq < GOBS_SQUARES; sq++) {
         if (cell[sq] != mc) continue;
         for (int d = 0; d < 8; d++) {
-            const uint8_t *r = ray[sq][d];
-            const int len = raylen[sq][d];
+            const uint8_t *r = rays.sq[sq][d];
+            const int len = rays.len[sq][d];
             if (p->variant == GOBS_VAR_SHORT) {
                 if (len < 1) continue;
                 if (cell[r[0]] == GOBS_EMPTY) {
@@ -470,8 +484,8 @@ static const lean_grp_t *lean_groups(lean_t *L, int s, int *ng) {
         L->ready[s] = true;
         L->ng[s] = 0;
         for (int d = 0; d < 8; d++) {
-            const uint8_t *r = ray[s][d];
-            const int len = raylen[s][d];
+            const uint8_t *r = rays.sq[s][d];
+            const int len = rays.len[s][d];
             int k = 0;
             while (k < len && L->cell[r[k]] == GOBS_EMPTY) k++;
             if (k >= len || L->cell[r[k]] != L->oc || (L->shrt && k > 0)) continue;
@@ -604,8 +618,8 @@ static uint64_t chains_from(perft_ctx_t *c, const gk_pos_t *p, int sq, int d) {
 static int64_t small_chains(uint8_t *cell, int cur, int mc, int oc, bool shrt, long *budget) {
     int64_t v = 0;
     for (int d = 0; d < 8; d++) {
-        const uint8_t *r = ray[cur][d];
-        const int len = raylen[cur][d];
+        const uint8_t *r = rays.sq[cur][d];
+        const int len = rays.len[cur][d];
         int k = 0;
         if (!shrt)
             while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
@@ -651,8 +665,8 @@ static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d) {
             if (cell[sq] != mc) continue;
             bool jumps = false;
             for (int dir = 0; dir < 8; dir++) {
-                const uint8_t *r = ray[sq][dir];
-                const int len = raylen[sq][dir];
+                const uint8_t *r = rays.sq[sq][dir];
+                const int len = rays.len[sq][dir];
                 if (shrt) {
                     if (len < 1) continue;
                     if (cell[r[0]] == GOBS_EMPTY) {
@@ -842,8 +856,8 @@ static void sq_name(int sq, char out[3]) {
  * square between empty (whether a placement square exists is checked apart). */
 static bool short_elim_shape(const gk_pos_t *p, int from, int to) {
     for (int d = 0; d < 8; d++)
-        if (raylen[from][d] >= 2 && ray[from][d][1] == to)
-            return p->b.cell[ray[from][d][0]] == GOBS_EMPTY && p->b.cell[to] == 2 - p->stm;
+        if (rays.len[from][d] >= 2 && rays.sq[from][d][1] == to)
+            return p->b.cell[rays.sq[from][d][0]] == GOBS_EMPTY && p->b.cell[to] == 2 - p->stm;
     return false;
 }
 

@@ -36,6 +36,19 @@ enum { GOBS_LIMIT = 5 };
 
 #define GOBS_STOP ((gk_action_t)GOBS_ACT_STOP << 24)
 
+/* The squares along each line of the board, for code that walks rays without bounds
+ * checks: sq[s][d][k] is the k-th square from s in direction d (0..7: E, NE, N, NW, W,
+ * SW, S, SE; d ^ 4 is the opposite direction), and len[s][d] of them exist (0..8);
+ * bits[s][d] is the same squares as a set (square t is bit t % 64 of word t / 64).  The
+ * squares grow along directions 0..3 and shrink along 4..7.  Filled by gobs_init()
+ * (gk_init()); read-only afterwards, so shared by every thread. */
+typedef struct gobs_rays {
+    uint8_t sq[GOBS_SQUARES][8][8];
+    uint8_t len[GOBS_SQUARES][8];
+    uint64_t bits[GOBS_SQUARES][8][2];
+} gobs_rays_t;
+const gobs_rays_t *gobs_rays(void);
+
 static inline int gobs_act_kind(gk_action_t a) {
     return (int)(a >> 24) & 7;
 }
