@@ -174,8 +174,6 @@ typedef struct ctx {
     uint8_t dist[GS_SQUARES];  /* jumps from a square to the nearest goal square of its class */
     uint8_t fixed[GS_SQUARES]; /* 1 = a fixed piece */
     uint8_t home[GS_SQUARES];  /* 1 = a goal square (in the N x N square, not fixed) */
-    uint8_t ring[GS_SQUARES];  /* squares from the square's edge (0 on it and outside) */
-    int n;                     /* the size of the square */
     uint64_t occ[2], white[2];
     int nblack, sumdist, first;
     int nb[4], sd[4]; /* the same per class (file parity, rank parity) */
@@ -661,18 +659,10 @@ static void ctx_setup(ctx_t *c, const gs_problem_t *p) {
     memset(c->nb, 0, sizeof c->nb);
     memset(c->sd, 0, sizeof c->sd);
     c->perim.radius = -1;
-    c->n = p->n;
     for (int sq = 0; sq < GS_SQUARES; sq++) {
         int f = sq % 9, r = sq / 9;
         c->fixed[sq] = p->fixed[sq];
         c->home[sq] = (uint8_t)(gs_in_square(p, sq) && !p->fixed[sq]);
-        if (gs_in_square(p, sq)) {
-            int lo = lo_of(p->n), hi = lo + p->n - 1, m = f - lo;
-            if (hi - f < m) m = hi - f;
-            if (r - lo < m) m = r - lo;
-            if (hi - r < m) m = hi - r;
-            c->ring[sq] = (uint8_t)m;
-        }
         for (int d = 0; d < 8; d++) {
             int nf = f + dfile[d], nr = r + drank[d];
             c->nbr[sq][d] = (int8_t)(nf >= 0 && nf < 9 && nr >= 0 && nr < 9 ? 9 * nr + nf : -1);
@@ -763,7 +753,7 @@ static int start_moves(const ctx_t *c) {
  * which replaying checks, and so an upper bound for the proof.  The bound starts at the
  * start's estimate and goes up two at a time (a solution's length has a fixed parity)
  * when the beam dies out. */
-enum { COMPLETE_H = 8, COMPLETE_TRIES = 16, ENDGAME_SLACK = 16, ENDGAME_MIN_N = 5 };
+enum { COMPLETE_H = 8, COMPLETE_TRIES = 16 };
 
 #ifndef LONELY_WEIGHT
 #define LONELY_WEIGHT 1
@@ -794,7 +784,6 @@ typedef struct beam {
     /* A child that the perimeter puts within the bound: its parent, move and distance. */
     int hit_d;
     bchild_t hit;
-    int endgame; /* the endgame order (beam_find) instead of the tight one */
 } beam_t;
 
 static int bchild_cmp(const void *a, const void *b) {
@@ -837,12 +826,11 @@ static int lonely_delta(const ctx_t *c, uint8_t *cell, int from, int over, int t
 static long beam_expand(const ctx_t *c, beam_t *b, int i, int g, int bound, long nk) {
     uint8_t cell[GS_SQUARES];
     memcpy(cell, b->cur[i], sizeof cell);
-    int nb0[4], sd0[4], sum0, lonely0 = 0, nblack0 = 0, inner0 = 0;
+    int nb0[4], sd0[4], sum0, lonely0 = 0, nblack0 = 0;
     state_counts(c, cell, nb0, sd0, &sum0);
     uint64_t occ0[2] = {0, 0}, white0[2] = {0, 0};
     for (int sq = 0; sq < GS_SQUARES; sq++) {
         lonely0 += lonely_black(c, cell, sq);
-        if (cell[sq] == GS_BLACK) inner0 += c->ring[sq];
         nblack0 += cell[sq] == GS_BLACK;
         if (cell[sq] != GS_EMPTY) bit_flip(occ0, sq);
         if (cell[sq] == GS_WHITE) bit_flip(white0, sq);
@@ -890,13 +878,7 @@ static long beam_expand(const ctx_t *c, beam_t *b, int i, int g, int bound, long
                           b->zob[over][cell[over]] ^ b->zob[over][flipped];
             int sum = sum0 + c->dist[to] - c->dist[from];
             int lonely = lonely0 + lonely_delta(c, cell, from, over, to);
-            int inner = inner0 + (cell[over] == GS_BLACK ? -c->ring[over] : c->ring[over]);
-            /* Tight: the estimate first, then the fewest jumps home.  Endgame: the
-             * interior black pieces count with the estimate and the most jumps home come
-             * first (see beam_find). */
-            uint32_t score =
-                b->endgame ? (uint32_t)((h + LONELY_WEIGHT * lonely + inner) * 1024 + 512 - sum)
-                           : (uint32_t)((h + LONELY_WEIGHT * lonely) * 1024 + sum);
+            uint32_t score = (uint32_t)((h + LONELY_WEIGHT * lonely) * 1024 + sum);
             b->kids[nk++] =
                 (bchild_t){hs,          (uint32_t)i, score,     (uint8_t)from, (uint8_t)over,
                            (uint8_t)to, h == 0,      (uint8_t)h};
@@ -1000,8 +982,7 @@ static int beam_run(ctx_t *c, beam_t *b, int bound, gs_result_t *res) {
         uint64_t *th = b->cur_hash;
         b->cur_hash = b->next_hash, b->next_hash = th;
         n = m;
-        for (int j = 0; !b->endgame && j < n && j < COMPLETE_TRIES && b->kids[0].h < COMPLETE_H;
-             j++)
+        for (int j = 0; j < n && j < COMPLETE_TRIES && b->kids[0].h < COMPLETE_H; j++)
             if (beam_complete(c, b, g + 1, j, bound, res)) return 1;
         if (c->aborted) return 0;
     }
@@ -1029,25 +1010,12 @@ static int beam_find(ctx_t *c, int width, gs_result_t *res) {
     for (int bound = heur(c->nb, c->sd); !rc && bound <= GS_MAX_LEN && !(best && bound >= best);
          bound += 2) {
         load_position(c, start, first); /* a completion left another position there */
-        b->endgame = 0;
         int r = beam_run(c, b, bound, res);
         if (r < 0) rc = GS_ERR_NOMEM;
         if (r > 0) best = res->len; /* at most bound, so shorter than any found before */
         if (r != 0 || c->aborted) break;
         /* The beam died out: the end is the hard part (4x4-6x6 never get here). */
         if (start_moves(c)) perim_grow(c);
-        if (c->aborted || best || c->n < ENDGAME_MIN_N) continue;
-        /* The tight order spends the bound's slack at the very end, where it no longer
-         * helps (5x5 --preflip d3 dies one move from the end even at bound 40).  The
-         * endgame order, with ENDGAME_SLACK more moves, turns the interior over first
-         * and keeps pieces outside for the last moves; what it finds is an upper bound
-         * that the tight order may still beat at the next bounds.  Not below 5x5: 3x3
-         * (ring 1 is the centre) took twice the nodes for the same answer. */
-        load_position(c, start, first);
-        b->endgame = 1;
-        r = beam_run(c, b, bound + ENDGAME_SLACK, res);
-        if (r < 0) rc = GS_ERR_NOMEM;
-        if (r > 0) best = res->len;
         if (c->aborted) break;
     }
     res->found_len = best;
