@@ -1048,12 +1048,13 @@ static void ida(ctx_t *c, const gs_limits_t *lim, gs_result_t *res) {
             break;
         }
         if (bound > GS_MAX_LEN) break;
-        if (moves) perim_grow(c);
-        if (c->aborted) break;
         c->next_bound = INT_MAX;
         c->bound = bound;
         if (lim->progress)
             lim->progress(lim->progress_arg, GS_PHASE_PROOF, bound, c->nodes, gk_now_s() - c->t0);
+        /* After the line above: a budget spent while the table grows still shows the bound. */
+        if (moves) perim_grow(c);
+        if (c->aborted) break;
         if (dfs(c, 0, bound)) {
             res->status = GS_SOLVED;
             res->len = c->sol_len;
