@@ -47,13 +47,15 @@ static void print_board(const gs_state_t *s) {
     printf("   a b c d e f g h i\n");
 }
 
-static void show_progress(void *arg, int bound, uint64_t nodes, double seconds) {
+static void show_progress(void *arg, int phase, int bound, uint64_t nodes, double seconds) {
     gk_progress_t *p = arg;
     if (!gk_progress_due(p)) return;
     gk_progress_line(p, "solitaire: %s %d, %llu nodes, %.2f M nodes/s, %.0f s",
-                     bound < 0 ? "finder, bound" : "bound", bound < 0 ? -bound : bound,
-                     (unsigned long long)nodes, seconds > 0 ? (double)nodes / seconds / 1e6 : 0.0,
-                     seconds);
+                     phase == GS_PHASE_FINDER      ? "finder, bound"
+                     : phase == GS_PHASE_PERIMETER ? "perimeter, distance"
+                                                   : "bound",
+                     bound, (unsigned long long)nodes,
+                     seconds > 0 ? (double)nodes / seconds / 1e6 : 0.0, seconds);
 }
 
 /* The problem from the flags; 0, or 1 after one error line. */
@@ -206,6 +208,9 @@ int cmd_solitaire(int argc, char **argv) {
     else if (beam)
         printf("finder: no solution, %llu nodes, %.3f s\n", (unsigned long long)res.found_nodes,
                res.found_seconds);
+    if (res.perim_radius >= 0)
+        printf("perimeter: %zu positions within %d moves of the goal\n", res.perim_entries,
+               res.perim_radius);
     printf("nodes %llu, time %.3f s, table %.1f MB\n", (unsigned long long)res.nodes, res.seconds,
            (double)res.tt_bytes / (1 << 20));
     if (res.status == GS_SOLVED) {

@@ -3,6 +3,7 @@
 
 #include "../common/clock.h"
 
+#include <assert.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,10 +155,25 @@ typedef struct tt_entry {
 enum { TT_WAYS = 4 };
 #define TT_START_BYTES ((size_t)1 << 20) /* the table's first size; it doubles from there */
 
+/* The positions near the goal with their exact distance to it (see perim_build). */
+typedef struct perim {
+    tt_entry_t *slot;    /* linear probing; hi bits 34-41 hold the distance + 1 (0 = empty) */
+    size_t mask;         /* slots - 1 */
+    size_t used, cap;    /* entries, and the most the build may add */
+    int radius;          /* every position within radius moves of the goal is in; -1 = none */
+    int whole;           /* every position the goal reaches is in: one not found is unsolvable */
+    int full;            /* the last layer filled the cap (or the budget): no more layers */
+    size_t prev, last;   /* the sizes of the last two complete layers */
+    uint64_t last_nodes; /* the nodes the last layer cost */
+    uint64_t nodes;      /* the nodes all layers cost */
+} perim_t;
+
 typedef struct ctx {
     uint8_t cell[GS_SQUARES];
     int8_t nbr[GS_SQUARES][8]; /* neighbour in each direction, or -1 */
     uint8_t dist[GS_SQUARES];  /* jumps from a square to the nearest goal square of its class */
+    uint8_t fixed[GS_SQUARES]; /* 1 = a fixed piece */
+    uint8_t home[GS_SQUARES];  /* 1 = a goal square (in the N x N square, not fixed) */
     uint64_t occ[2], white[2];
     int nblack, sumdist, first;
     int nb[4], sd[4]; /* the same per class (file parity, rank parity) */
@@ -172,6 +188,9 @@ typedef struct ctx {
     int bound;              /* of the iteration under way */
     int aborted;
     int next_bound;
+    int sol_len; /* the length of the solution dfs() found */
+    perim_t perim;
+    size_t perim_cap;           /* the most entries the perimeter may hold (0: none) */
     int nsym;                   /* symmetries of the problem other than the identity */
     uint8_t sym[7][GS_SQUARES]; /* their square maps */
     gs_move_t path[GS_MAX_LEN];
@@ -348,9 +367,236 @@ static int dedupe_symmetric(ctx_t *c, cand_t *list, int n) {
     return k;
 }
 
+/* ------------------------------------------------------------- perimeter ---- */
+
+/* The positions within a few moves of the goal, each with its exact distance, from a
+ * breadth-first search that starts at the goal.  A move is undone by the reverse jump
+ * (which turns the same piece back), so the moves form an undirected graph: the positions
+ * the goal reaches in d moves are those that reach the goal in d moves.  Layers 0..radius
+ * are complete, so a position not in the table is more than radius moves away: near the
+ * end, where the estimate says 1 or 3 moves but the last move must bring a piece from
+ * outside over the last black piece into the last hole, the table gives the exact answer
+ * (7x7: 1.6 M positions within 4 moves, in 100 MB, built in about a second).  The dfs and
+ * the finder stop at the perimeter instead of searching the last moves. */
+enum { PERIM_LOAD_NUM = 1, PERIM_LOAD_DEN = 2 }; /* the table doubles past half full */
+#define PERIM_CAP_DEFAULT ((size_t)3 << 20)
+#define PERIM_FREE_NODES  4096.0 /* what the first layers may cost in any case */
+
+/* 1 (and c->aborted) when the node or time budget is spent; calls the progress callback. */
+static int budget_spent(ctx_t *c, int phase, int bound) {
+    double el = gk_now_s() - c->t0;
+    if (c->lim->progress) c->lim->progress(c->lim->progress_arg, phase, bound, c->nodes, el);
+    if ((c->max_nodes && c->nodes > c->max_nodes) || (c->max_seconds > 0 && el > c->max_seconds))
+        c->aborted = 1;
+    return c->aborted;
+}
+
+static size_t perim_home(size_t mask, uint64_t lo, uint64_t wlo, uint64_t hi) {
+    return (size_t)mix64(lo ^ mix64(wlo ^ mix64(hi))) & mask;
+}
+
+/* The distance to the goal of the position (occ, white), or -1 when not in the table. */
+static int perim_find(const perim_t *pm, const uint64_t occ[2], const uint64_t white[2]) {
+    if (!pm->slot) return -1;
+    uint64_t hi = occ[1] | white[1] << 17;
+    for (size_t i = perim_home(pm->mask, occ[0], white[0], hi);; i = (i + 1) & pm->mask) {
+        const tt_entry_t *e = &pm->slot[i];
+        if ((e->hi >> 34) == 0) return -1;
+        if (e->occ_lo == occ[0] && e->white_lo == white[0] && (e->hi & 0x3ffffffffULL) == hi)
+            return (int)(e->hi >> 34) - 1;
+    }
+}
+
+static void perim_place(tt_entry_t *slot, size_t mask, const tt_entry_t *e) {
+    size_t i = perim_home(mask, e->occ_lo, e->white_lo, e->hi & 0x3ffffffffULL);
+    while (slot[i].hi >> 34) i = (i + 1) & mask;
+    slot[i] = *e;
+}
+
+/* Adds the position at distance d: 1 added, 0 already in, -1 the table is full (its cap,
+ * or no memory to grow). */
+static int perim_add(perim_t *pm, const uint64_t occ[2], const uint64_t white[2], int d) {
+    if (perim_find(pm, occ, white) >= 0) return 0;
+    if (pm->used >= pm->cap) return -1;
+    if ((pm->used + 1) * PERIM_LOAD_DEN > (pm->mask + 1) * PERIM_LOAD_NUM) {
+        size_t slots = (pm->mask + 1) * 2;
+        tt_entry_t *ns = calloc(slots, sizeof *ns);
+        if (!ns) return -1;
+        for (size_t i = 0; i <= pm->mask; i++)
+            if (pm->slot[i].hi >> 34) perim_place(ns, slots - 1, &pm->slot[i]);
+        free(pm->slot);
+        pm->slot = ns, pm->mask = slots - 1;
+    }
+    tt_entry_t e = {occ[0], white[0], occ[1] | white[1] << 17 | (uint64_t)(d + 1) << 34};
+    perim_place(pm->slot, pm->mask, &e);
+    pm->used++;
+    return 1;
+}
+
+static void perim_decode(const ctx_t *c, const tt_entry_t *e, uint8_t cell[GS_SQUARES]) {
+    for (int sq = 0; sq < GS_SQUARES; sq++) {
+        int o = sq < 64 ? (int)(e->occ_lo >> sq & 1) : (int)(e->hi >> (sq - 64) & 1);
+        int w = sq < 64 ? (int)(e->white_lo >> sq & 1) : (int)(e->hi >> (sq - 64 + 17) & 1);
+        cell[sq] = c->fixed[sq] ? GS_FIXED : !o ? GS_EMPTY : w ? GS_WHITE : GS_BLACK;
+    }
+}
+
+/* Adds the positions one move from the layer d - 1 entries of layer (count n): the
+ * number added, or -1 when the table filled up (the layer is then incomplete). */
+static long perim_layer(ctx_t *c, int d, size_t n) {
+    perim_t *pm = &c->perim;
+    tt_entry_t *layer = malloc((n ? n : 1) * sizeof *layer);
+    if (!layer) return -1;
+    size_t k = 0;
+    for (size_t i = 0; i <= pm->mask && k < n; i++)
+        if ((int)(pm->slot[i].hi >> 34) - 1 == d) layer[k++] = pm->slot[i];
+    long added = 0;
+    for (size_t i = 0; i < k && added >= 0; i++) {
+        if ((i & 255) == 0 && budget_spent(c, GS_PHASE_PERIMETER, d + 1)) {
+            added = -1;
+            break;
+        }
+        uint8_t cell[GS_SQUARES];
+        perim_decode(c, &layer[i], cell);
+        uint64_t occ[2] = {layer[i].occ_lo, layer[i].hi & 0x1ffff};
+        uint64_t white[2] = {layer[i].white_lo, layer[i].hi >> 17 & 0x1ffff};
+        for (int from = 0; from < GS_SQUARES && added >= 0; from++) {
+            if (!movable(cell[from])) continue;
+            for (int dir = 0; dir < 8; dir++) {
+                int over = c->nbr[from][dir];
+                if (over < 0 || !movable(cell[over])) continue;
+                int to = c->nbr[over][dir];
+                if (to < 0 || cell[to] != GS_EMPTY) continue;
+                uint64_t o[2] = {occ[0], occ[1]}, w[2] = {white[0], white[1]};
+                bit_flip(o, from), bit_flip(o, to), bit_flip(w, over);
+                if (cell[from] == GS_WHITE) bit_flip(w, from), bit_flip(w, to);
+                c->nodes++;
+                int r = perim_add(pm, o, w, d + 1);
+                if (r < 0) {
+                    added = -1;
+                    break;
+                }
+                added += r;
+            }
+        }
+    }
+    free(layer);
+    return added;
+}
+
+/* Grows the breadth-first search from the goal by whole layers while the next one is
+ * likely to fit in the table's cap and to cost (in nodes, predicted from the growth of
+ * the last layer) at most half of what the search has spent so far: the perimeter takes
+ * a bounded share of any run (2x2's whole space, 0.7 M positions, would cost 14 times
+ * its 0.1 M-node solution).  A layer that fills the table or the budget stays in it
+ * incomplete (its distances are still exact) and growth stops.  Without memory the table
+ * stays smaller or absent: it speeds the search, never decides it. */
+static void perim_grow(ctx_t *c) {
+    perim_t *pm = &c->perim;
+    if (c->perim_cap == 0 || pm->whole || pm->full) return;
+    if (!pm->slot) {
+        pm->slot = calloc(1024, sizeof *pm->slot);
+        if (!pm->slot) return;
+        pm->mask = 1023, pm->cap = c->perim_cap;
+        uint64_t occ[2] = {0, 0}, white[2] = {0, 0};
+        for (int sq = 0; sq < GS_SQUARES; sq++) {
+            if (c->fixed[sq] || c->home[sq]) bit_flip(occ, sq);
+            if (c->home[sq]) bit_flip(white, sq);
+        }
+        perim_add(pm, occ, white, 0);
+        pm->radius = 0, pm->last = 1, pm->last_nodes = 16;
+    }
+    for (;;) {
+        double growth = pm->prev ? (double)pm->last / (double)pm->prev : 64;
+        double work = (double)(c->nodes - pm->nodes);
+        if ((double)pm->last * growth > (double)(pm->cap - pm->used) ||
+            (double)(pm->nodes + pm->last_nodes * growth) > work / 2 + PERIM_FREE_NODES)
+            break;
+        uint64_t n0 = c->nodes;
+        long added = perim_layer(c, pm->radius, pm->last);
+        pm->nodes += c->nodes - n0;
+        if (added < 0) {
+            pm->full = 1;
+            break;
+        }
+        if (added == 0) {
+            pm->whole = 1;
+            break;
+        }
+        pm->radius++;
+        pm->prev = pm->last, pm->last = (size_t)added, pm->last_nodes = c->nodes - n0;
+    }
+}
+
+/* Appends to c->path from g on the d moves to the goal of the current position, which
+ * the table puts at distance d (each step: a move to a position at distance one less,
+ * which exists since the layers below are complete); the position is left as it was. */
+static void perim_path(ctx_t *c, int g, int d) {
+    for (int k = 0; k < d; k++) {
+        int found = 0;
+        for (int from = 0; from < GS_SQUARES && !found; from++) {
+            if (!movable(c->cell[from])) continue;
+            for (int dir = 0; dir < 8 && !found; dir++) {
+                int over = c->nbr[from][dir];
+                if (over < 0 || !movable(c->cell[over])) continue;
+                int to = c->nbr[over][dir];
+                if (to < 0 || c->cell[to] != GS_EMPTY) continue;
+                apply(c, from, over, to);
+                if (perim_find(&c->perim, c->occ, c->white) == d - k - 1) {
+                    c->path[g + k] = (gs_move_t){(uint8_t)from, (uint8_t)over, (uint8_t)to};
+                    found = 1;
+                } else {
+                    apply(c, to, over, from);
+                }
+            }
+        }
+        assert(found);
+    }
+    for (int k = d - 1; k >= 0; k--)
+        apply(c, c->path[g + k].to, c->path[g + k].over, c->path[g + k].from);
+}
+
+/* The smallest length at least lower with the parity of a solution from a position with
+ * nblack black pieces. */
+static int with_parity(int lower, int nblack) {
+    return lower + ((lower - nblack) & 1);
+}
+
+/* What the table says of the current position at depth g with budget moves left: 0 when
+ * it cannot tell (search on), 1 when it settles the position: a solution (*found, in
+ * c->path, length c->sol_len) or a cut (c->next_bound lowered to what would pass it). */
+static int perim_cut(ctx_t *c, int g, int budget, int *found) {
+    const perim_t *pm = &c->perim;
+    if (pm->radius < 0 || (g == 0 && c->first >= 0)) return 0;
+    int h = heur(c->nb, c->sd);
+    if (!pm->whole && h > pm->radius + 1) return 0; /* a position at distance d has h <= d */
+    int d = perim_find(pm, c->occ, c->white);
+    if (d >= 0) {
+        if (d <= budget) {
+            perim_path(c, g, d);
+            c->sol_len = g + d;
+            *found = 1;
+        } else if (g + d < c->next_bound) {
+            c->next_bound = g + d;
+        }
+        return 1;
+    }
+    if (pm->whole) return 1; /* the goal does not reach it: unsolvable, at any bound */
+    if (h > pm->radius) return 0;
+    int lower = with_parity(pm->radius + 1, c->nblack);
+    if (lower <= budget) return 0;
+    if (g + lower < c->next_bound) c->next_bound = g + lower;
+    return 1;
+}
+
 static int dfs(ctx_t *c, int g, int bound) {
-    if (c->nblack == 0 && c->sumdist == 0) return 1;
+    if (c->nblack == 0 && c->sumdist == 0) {
+        c->sol_len = g;
+        return 1;
+    }
     int budget = bound - g;
+    int hit = 0;
+    if (perim_cut(c, g, budget, &hit)) return hit;
     if (g > 0) {
         int known = tt_probe(c);
         if (known >= budget) {
@@ -388,11 +634,7 @@ static int dfs(ctx_t *c, int g, int bound) {
     }
     if (g < 3 && c->nsym) n = dedupe_symmetric(c, list, n);
     for (int i = 0; i < n; i++) {
-        if ((++c->nodes & 0x3fff) == 0) {
-            double el = gk_now_s() - c->t0;
-            if (c->max_seconds > 0 && el > c->max_seconds) c->aborted = 1;
-            if (c->lim->progress) c->lim->progress(c->lim->progress_arg, c->bound, c->nodes, el);
-        }
+        if ((++c->nodes & 0x3fff) == 0) budget_spent(c, GS_PHASE_PROOF, c->bound);
         if (c->max_nodes && c->nodes > c->max_nodes) c->aborted = 1;
         if (c->aborted) return 0;
         cand_t m = list[i];
@@ -416,8 +658,11 @@ static void ctx_setup(ctx_t *c, const gs_problem_t *p) {
     c->nblack = c->sumdist = 0;
     memset(c->nb, 0, sizeof c->nb);
     memset(c->sd, 0, sizeof c->sd);
+    c->perim.radius = -1;
     for (int sq = 0; sq < GS_SQUARES; sq++) {
         int f = sq % 9, r = sq / 9;
+        c->fixed[sq] = p->fixed[sq];
+        c->home[sq] = (uint8_t)(gs_in_square(p, sq) && !p->fixed[sq]);
         for (int d = 0; d < 8; d++) {
             int nf = f + dfile[d], nr = r + drank[d];
             c->nbr[sq][d] = (int8_t)(nf >= 0 && nf < 9 && nr >= 0 && nr < 9 ? 9 * nr + nf : -1);
@@ -486,6 +731,19 @@ static void load_position(ctx_t *c, const uint8_t *cell, int first) {
     }
 }
 
+/* 1 when the start has a legal move: the perimeter is not built for a start that is
+ * stuck (the pre-flipped corner, proven unsolvable with 0 nodes). */
+static int start_moves(const ctx_t *c) {
+    for (int from = 0; from < GS_SQUARES; from++) {
+        if (!movable(c->cell[from]) || (c->first >= 0 && from != c->first)) continue;
+        for (int d = 0; d < 8; d++) {
+            int over = c->nbr[from][d], to = over < 0 ? -1 : c->nbr[over][d];
+            if (to >= 0 && movable(c->cell[over]) && c->cell[to] == GS_EMPTY) return 1;
+        }
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- finder ---- */
 
 /* A beam search: breadth-first by depth, keeping at each depth the beam_width positions of
@@ -506,6 +764,8 @@ typedef struct bchild {
     uint32_t parent;
     uint32_t score;
     uint8_t from, over, to;
+    uint8_t goal; /* no black piece, every piece home */
+    uint8_t h;    /* the estimate */
 } bchild_t;
 
 typedef struct bstep {
@@ -521,6 +781,9 @@ typedef struct beam {
     size_t kids_cap;
     bstep_t *steps[GS_MAX_LEN + 1];
     uint64_t zob[GS_SQUARES][4];
+    /* A child that the perimeter puts within the bound: its parent, move and distance. */
+    int hit_d;
+    bchild_t hit;
 } beam_t;
 
 static int bchild_cmp(const void *a, const void *b) {
@@ -563,9 +826,16 @@ static int lonely_delta(const ctx_t *c, uint8_t *cell, int from, int over, int t
 static long beam_expand(const ctx_t *c, beam_t *b, int i, int g, int bound, long nk) {
     uint8_t cell[GS_SQUARES];
     memcpy(cell, b->cur[i], sizeof cell);
-    int nb0[4], sd0[4], sum0, lonely0 = 0;
+    int nb0[4], sd0[4], sum0, lonely0 = 0, nblack0 = 0;
     state_counts(c, cell, nb0, sd0, &sum0);
-    for (int sq = 0; sq < GS_SQUARES; sq++) lonely0 += lonely_black(c, cell, sq);
+    uint64_t occ0[2] = {0, 0}, white0[2] = {0, 0};
+    for (int sq = 0; sq < GS_SQUARES; sq++) {
+        lonely0 += lonely_black(c, cell, sq);
+        nblack0 += cell[sq] == GS_BLACK;
+        if (cell[sq] != GS_EMPTY) bit_flip(occ0, sq);
+        if (cell[sq] == GS_WHITE) bit_flip(white0, sq);
+    }
+    const perim_t *pm = &c->perim;
     for (int from = 0; from < GS_SQUARES; from++) {
         if (!movable(cell[from])) continue;
         if (g == 0 && c->first >= 0 && from != c->first) continue;
@@ -581,6 +851,22 @@ static long beam_expand(const ctx_t *c, beam_t *b, int i, int g, int bound, long
             sd[cls(from)] += c->dist[to] - c->dist[from];
             int h = heur(nb, sd);
             if (g + 1 + h > bound) continue;
+            if (pm->radius >= 0 && (pm->whole || h <= pm->radius + 1)) {
+                uint64_t o[2] = {occ0[0], occ0[1]}, w[2] = {white0[0], white0[1]};
+                bit_flip(o, from), bit_flip(o, to), bit_flip(w, over);
+                if (cell[from] == GS_WHITE) bit_flip(w, from), bit_flip(w, to);
+                int dd = perim_find(pm, o, w);
+                if (dd >= 0 && g + 1 + dd <= bound) {
+                    b->hit_d = dd;
+                    b->hit = (bchild_t){0,           (uint32_t)i, 0, (uint8_t)from, (uint8_t)over,
+                                        (uint8_t)to, 0,           0};
+                    return nk;
+                }
+                if (dd >= 0 || pm->whole) continue;
+                int nblack = nblack0 + (cell[over] == GS_BLACK ? -1 : 1);
+                if (h <= pm->radius) h = with_parity(pm->radius + 1, nblack);
+                if (g + 1 + h > bound) continue;
+            }
             if ((size_t)nk == b->kids_cap) {
                 size_t cap = b->kids_cap ? 2 * b->kids_cap : 1 << 16;
                 bchild_t *k = realloc(b->kids, cap * sizeof *k);
@@ -594,7 +880,8 @@ static long beam_expand(const ctx_t *c, beam_t *b, int i, int g, int bound, long
             int lonely = lonely0 + lonely_delta(c, cell, from, over, to);
             uint32_t score = (uint32_t)((h + LONELY_WEIGHT * lonely) * 1024 + sum);
             b->kids[nk++] =
-                (bchild_t){hs, (uint32_t)i, score, (uint8_t)from, (uint8_t)over, (uint8_t)to};
+                (bchild_t){hs,          (uint32_t)i, score,     (uint8_t)from, (uint8_t)over,
+                           (uint8_t)to, h == 0,      (uint8_t)h};
         }
     }
     return nk;
@@ -610,16 +897,21 @@ static void beam_free(beam_t *b) {
  * a piece from outside over the last black piece into the last hole), so near the end an
  * exact search is cheap and finds what the beam's order misses.  1 and the whole solution
  * in res when found. */
+/* The g moves that lead to the beam's position j at depth g, into res->moves. */
+static void beam_path(const beam_t *b, int g, int j, gs_result_t *res) {
+    for (int d = g; d > 0; j = (int)b->steps[d][j].parent, d--)
+        res->moves[d - 1] =
+            (gs_move_t){b->steps[d][j].from, b->steps[d][j].over, b->steps[d][j].to};
+}
+
 static int beam_complete(ctx_t *c, beam_t *b, int g, int j, int bound, gs_result_t *res) {
     load_position(c, b->cur[j], -1);
     for (int bd = g + heur(c->nb, c->sd); bd <= bound && !c->aborted; bd += 2) {
         c->next_bound = INT_MAX;
         if (dfs(c, g, bd)) {
-            memcpy(res->moves + g, c->path + g, (size_t)(bd - g) * sizeof c->path[0]);
-            for (int d = g; d > 0; j = (int)b->steps[d][j].parent, d--)
-                res->moves[d - 1] =
-                    (gs_move_t){b->steps[d][j].from, b->steps[d][j].over, b->steps[d][j].to};
-            res->len = bd;
+            memcpy(res->moves + g, c->path + g, (size_t)(c->sol_len - g) * sizeof c->path[0]);
+            beam_path(b, g, j, res);
+            res->len = c->sol_len;
             return 1;
         }
         if (c->next_bound == INT_MAX) break;
@@ -636,11 +928,28 @@ static int beam_run(ctx_t *c, beam_t *b, int bound, gs_result_t *res) {
     for (int sq = 0; sq < GS_SQUARES; sq++) b->cur_hash[0] ^= b->zob[sq][c->cell[sq]];
     for (int g = 0; g < bound && n > 0; g++) {
         long nk = 0;
-        for (int i = 0; i < n && nk >= 0; i++) nk = beam_expand(c, b, i, g, bound, nk);
+        b->hit_d = -1;
+        for (int i = 0; i < n && nk >= 0 && b->hit_d < 0; i++)
+            nk = beam_expand(c, b, i, g, bound, nk);
         if (nk < 0) return -1;
         c->nodes += (uint64_t)nk;
+        if (b->hit_d >= 0) { /* the perimeter knows the rest */
+            const bchild_t *h = &b->hit;
+            uint8_t cell[GS_SQUARES];
+            memcpy(cell, b->cur[h->parent], GS_SQUARES);
+            cell[h->to] = cell[h->from], cell[h->from] = GS_EMPTY;
+            cell[h->over] = cell[h->over] == GS_BLACK ? GS_WHITE : GS_BLACK;
+            load_position(c, cell, -1);
+            perim_path(c, g + 1, b->hit_d);
+            beam_path(b, g, (int)h->parent, res);
+            res->moves[g] = (gs_move_t){h->from, h->over, h->to};
+            memcpy(res->moves + g + 1, c->path + g + 1, (size_t)b->hit_d * sizeof c->path[0]);
+            res->len = g + 1 + b->hit_d;
+            return 1;
+        }
         double el = gk_now_s() - c->t0;
-        if (c->lim->progress) c->lim->progress(c->lim->progress_arg, -bound, c->nodes, el);
+        if (c->lim->progress)
+            c->lim->progress(c->lim->progress_arg, GS_PHASE_FINDER, bound, c->nodes, el);
         if ((c->max_nodes && c->nodes > c->max_nodes) ||
             (c->max_seconds > 0 && el > c->max_seconds)) {
             c->aborted = 1;
@@ -661,10 +970,8 @@ static int beam_run(ctx_t *c, beam_t *b, int bound, gs_result_t *res) {
             cell[ch->over] = cell[ch->over] == GS_BLACK ? GS_WHITE : GS_BLACK;
             b->next_hash[m] = ch->hash;
             b->steps[g + 1][m] = (bstep_t){ch->parent, ch->from, ch->over, ch->to};
-            if (ch->score == 0) { /* no black piece, every piece home: the goal */
-                for (int d = g + 1, j = m; d > 0; j = (int)b->steps[d][j].parent, d--)
-                    res->moves[d - 1] =
-                        (gs_move_t){b->steps[d][j].from, b->steps[d][j].over, b->steps[d][j].to};
+            if (ch->goal) {
+                beam_path(b, g + 1, m, res);
                 res->len = g + 1;
                 return 1;
             }
@@ -675,8 +982,7 @@ static int beam_run(ctx_t *c, beam_t *b, int bound, gs_result_t *res) {
         uint64_t *th = b->cur_hash;
         b->cur_hash = b->next_hash, b->next_hash = th;
         n = m;
-        for (int j = 0; j < n && j < COMPLETE_TRIES && n && b->kids[0].score < COMPLETE_H * 1024;
-             j++)
+        for (int j = 0; j < n && j < COMPLETE_TRIES && b->kids[0].h < COMPLETE_H; j++)
             if (beam_complete(c, b, g + 1, j, bound, res)) return 1;
         if (c->aborted) return 0;
     }
@@ -700,13 +1006,20 @@ static int beam_find(ctx_t *c, int width, gs_result_t *res) {
     uint8_t start[GS_SQUARES];
     int first = c->first;
     memcpy(start, c->cell, sizeof start);
-    for (int bound = heur(c->nb, c->sd); !rc && bound <= GS_MAX_LEN; bound += 2) {
+    int best = 0;
+    for (int bound = heur(c->nb, c->sd); !rc && bound <= GS_MAX_LEN && !(best && bound >= best);
+         bound += 2) {
         load_position(c, start, first); /* a completion left another position there */
         int r = beam_run(c, b, bound, res);
         if (r < 0) rc = GS_ERR_NOMEM;
-        if (r > 0) res->found_len = res->len;
+        if (r > 0) best = res->len; /* at most bound, so shorter than any found before */
         if (r != 0 || c->aborted) break;
+        /* The beam died out: the end is the hard part (4x4-6x6 never get here). */
+        if (start_moves(c)) perim_grow(c);
+        if (c->aborted) break;
     }
+    res->found_len = best;
+    if (best) res->len = best;
     beam_free(b);
     free(b);
     return rc;
@@ -725,6 +1038,8 @@ static void finder_budget(ctx_t *c, const gs_limits_t *lim) {
 static void ida(ctx_t *c, const gs_limits_t *lim, gs_result_t *res) {
     int bound = heur(c->nb, c->sd), upper = res->found_len;
     res->status = upper ? GS_FOUND : GS_BUDGET;
+    res->lower_bound = bound;
+    int moves = start_moves(c);
     for (;;) {
         res->lower_bound = bound;
         if (upper && bound >= upper) {
@@ -735,11 +1050,15 @@ static void ida(ctx_t *c, const gs_limits_t *lim, gs_result_t *res) {
         if (bound > GS_MAX_LEN) break;
         c->next_bound = INT_MAX;
         c->bound = bound;
-        if (lim->progress) lim->progress(lim->progress_arg, bound, c->nodes, gk_now_s() - c->t0);
+        if (lim->progress)
+            lim->progress(lim->progress_arg, GS_PHASE_PROOF, bound, c->nodes, gk_now_s() - c->t0);
+        /* After the line above: a budget spent while the table grows still shows the bound. */
+        if (moves) perim_grow(c);
+        if (c->aborted) break;
         if (dfs(c, 0, bound)) {
             res->status = GS_SOLVED;
-            res->len = bound;
-            memcpy(res->moves, c->path, (size_t)bound * sizeof c->path[0]);
+            res->len = c->sol_len;
+            memcpy(res->moves, c->path, (size_t)c->sol_len * sizeof c->path[0]);
             break;
         }
         if (c->aborted) break;
@@ -767,6 +1086,9 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
     c->tt_mask = buckets - 1;
     c->tt_limit = lim->tt_bytes;
     ctx_setup(c, p);
+    c->perim_cap = lim->perim_entries < 0    ? 0
+                   : lim->perim_entries == 0 ? PERIM_CAP_DEFAULT
+                                             : (size_t)lim->perim_entries;
     c->lim = lim;
     c->t0 = gk_now_s();
     memset(res, 0, sizeof *res);
@@ -789,6 +1111,9 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
     res->nodes = c->nodes;
     res->seconds = gk_now_s() - c->t0;
     res->tt_bytes = (c->tt_mask + 1) * TT_WAYS * sizeof(tt_entry_t);
+    res->perim_radius = c->perim.radius;
+    res->perim_entries = c->perim.used;
+    free(c->perim.slot);
     free(c->tt);
     free(c);
     return err;

@@ -27,6 +27,7 @@ enum {
 /* GS_FOUND: a solution found (res->moves, res->len) but not proven shortest; every
  * solution has at least res->lower_bound moves. */
 enum { GS_SOLVED = 0, GS_NONE = 1, GS_BUDGET = 2, GS_FOUND = 3 };
+enum { GS_PHASE_FINDER = 0, GS_PHASE_PERIMETER = 1, GS_PHASE_PROOF = 2 };
 
 typedef struct gs_problem {
     int n;                     /* size of the square, GS_MIN_N..GS_MAX_N */
@@ -54,9 +55,15 @@ typedef struct gs_limits {
     int beam_width;
     uint64_t finder_nodes;
     double finder_share;
+    /* The perimeter: the positions within a few moves of the goal, found back from it
+     * and kept with their exact distance, at most this many (0 = 3 M, about 100 MB for
+     * 7x7's 1.6 M within 4 moves; < 0 = none).  Built only when the finder's first
+     * bound fails or IDA* runs. */
+    long perim_entries;
     /* Called every 16k nodes or so, and at each new bound, when not NULL (progress lines):
-     * the bound of the iteration under way, nodes so far, seconds since the start. */
-    void (*progress)(void *arg, int bound, uint64_t nodes, double seconds);
+     * the phase (GS_PHASE_*), its bound (the finder's length bound, the perimeter layer
+     * being built, the IDA* iteration's bound), nodes so far, seconds since the start. */
+    void (*progress)(void *arg, int phase, int bound, uint64_t nodes, double seconds);
     void *progress_arg;
 } gs_limits_t;
 
@@ -70,6 +77,9 @@ typedef struct gs_result {
     int found_len;   /* the finder's solution length, or 0 when it found none */
     uint64_t found_nodes;
     double found_seconds;
+    int perim_radius;     /* every position within this many moves of the goal was in the
+                           * perimeter (-1: not built) */
+    size_t perim_entries; /* its size */
     gs_move_t moves[GS_MAX_LEN];
 } gs_result_t;
 
