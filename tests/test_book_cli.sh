@@ -121,6 +121,8 @@ bad 2 "book_random: 'x' is not a number" "$G" match --a "mcts:book=$T/ab.book,bo
 bad 2 'unknown subcommand' "$G" book nope
 bad 2 'which book' "$G" book show
 bad 2 '\-\-nodes N is required' "$G" book expand "$T/ab.book"
+bad 2 "\\-\\-peer-timeout: 'abc' is not a number" "$G" book expand "$T/ab.book" --nodes 5 --peer-timeout abc
+bad 2 '\-\-peer-timeout: 0 is out of range' "$G" book expand "$T/ab.book" --nodes 5 --peer-timeout 0
 bad 2 '\-\-out FILE is required' "$G" book lines "$T/ab.book"
 bad 2 '\-\-out BOOK is required' "$G" book build --logs "$T/A"
 bad 2 'exclude each other' "$G" book expand "$T/ab.book" --nodes 10 --playouts 5 --time 1
