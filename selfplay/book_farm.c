@@ -32,18 +32,13 @@
 
 #include "../common/clock.h"
 #include "../common/status.h"
+#include "mpi_send.h"
 
 #define POLL_MS       1
 #define HEARTBEAT_S   1.0
 #define IDLE_ANSWER_S 1.0
 enum { TAG_START = 7201, TAG_READY, TAG_REQ, TAG_RES, TAG_JOBS, TAG_PING, TAG_STOP, TAG_END };
 enum { J_FREE, J_LOCAL, J_LEASED, J_DONE };
-
-typedef struct psend {
-    MPI_Request rq;
-    uint8_t *buf;
-    size_t cap;
-} psend_t;
 
 /* A byte message being built. */
 typedef struct msg {
@@ -76,8 +71,7 @@ struct bf_farm {
     int rank, ranks;
     const gk_game_t *g;
     int turn_limit;
-    psend_t **ps;
-    size_t nps;
+    ms_queue_t sq;
     uint8_t *rbuf;
     size_t rcap;
     msg_t m;
@@ -103,22 +97,8 @@ struct bf_farm {
     double last_sent;
 };
 
-static int mpi_fail(char *err, size_t errcap, const char *what, int rc) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "code %d", rc);
-    return gk_fail(err, errcap, GK_E_MPI, "MPI: %s: %s", what, msg);
-}
-
-#define MPI_TRY(call)                                                                              \
-    do {                                                                                           \
-        int mrc_ = (call);                                                                         \
-        if (mrc_ != MPI_SUCCESS) return mpi_fail(err, errcap, #call, mrc_);                        \
-    } while (0)
-
 static void nap(void) {
-    struct timespec ts = {0, POLL_MS * 1000000L};
-    nanosleep(&ts, NULL);
+    ms_nap(POLL_MS);
 }
 
 /* ------------------------------------------------------------------ words */
@@ -162,25 +142,7 @@ static int64_t rd64(rd_t *r) {
 /* ------------------------------------------------------------------ sending */
 
 static int post(bf_farm_t *f, int to, int tag, char *err, size_t errcap) {
-    psend_t *p = NULL;
-    for (size_t i = 0; i < f->nps && !p; i++)
-        if (f->ps[i]->rq == MPI_REQUEST_NULL) p = f->ps[i];
-    if (!p) {
-        psend_t **a = realloc(f->ps, (f->nps + 1) * sizeof *a);
-        if (!a) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-        f->ps = a;
-        if (!(p = calloc(1, sizeof *p))) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-        p->rq = MPI_REQUEST_NULL;
-        f->ps[f->nps++] = p;
-    }
-    if (!p->buf || p->cap < f->m.n) {
-        uint8_t *b = realloc(p->buf, f->m.n ? f->m.n : 1);
-        if (!b) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-        p->buf = b;
-        p->cap = f->m.n;
-    }
-    if (f->m.n) memcpy(p->buf, f->m.p, f->m.n);
-    MPI_TRY(MPI_Isend(p->buf, (int)f->m.n, MPI_BYTE, to, tag, MPI_COMM_WORLD, &p->rq));
+    GK_FORWARD_IF(ms_post(&f->sq, f->m.p, (int)f->m.n, MPI_BYTE, to, tag, err, errcap));
     f->last_sent = gk_now_s();
     return 0;
 }
@@ -194,32 +156,6 @@ static int post_words(bf_farm_t *f, int to, int tag, const int64_t *v, int n, ch
     return post(f, to, tag, err, errcap);
 }
 
-static int sends_progress(bf_farm_t *f, char *err, size_t errcap) {
-    for (size_t i = 0; i < f->nps; i++)
-        if (f->ps[i]->rq != MPI_REQUEST_NULL) {
-            int flag = 0;
-            MPI_TRY(MPI_Test(&f->ps[i]->rq, &flag, MPI_STATUS_IGNORE));
-        }
-    return 0;
-}
-
-static bool sends_pending(const bf_farm_t *f) {
-    for (size_t i = 0; i < f->nps; i++)
-        if (f->ps[i]->rq != MPI_REQUEST_NULL) return true;
-    return false;
-}
-
-/* Waits at most `limit` seconds for the sends to complete; true when they did. */
-static bool drain_sends(bf_farm_t *f, double limit) {
-    double t0 = gk_now_s();
-    char e[256];
-    while (sends_pending(f) && gk_now_s() - t0 < limit) {
-        if (sends_progress(f, e, sizeof e)) return false;
-        if (sends_pending(f)) nap();
-    }
-    return !sends_pending(f);
-}
-
 /* ------------------------------------------------------------------ receiving */
 
 /* The next message from `from` (MPI_ANY_SOURCE) with any tag, if one is there: *got,
@@ -229,9 +165,9 @@ static int poll_msg(bf_farm_t *f, int from, bool *got, int *tag, int *src, rd_t 
     int flag = 0, count = 0;
     MPI_Status s;
     *got = false;
-    MPI_TRY(MPI_Iprobe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &s));
+    MS_TRY(MPI_Iprobe(from, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &s));
     if (!flag) return 0;
-    MPI_TRY(MPI_Get_count(&s, MPI_BYTE, &count));
+    MS_TRY(MPI_Get_count(&s, MPI_BYTE, &count));
     if (count < 0) return gk_fail(err, errcap, GK_E_MPI, "a message of unknown length");
     if ((size_t)count > f->rcap) {
         uint8_t *b = realloc(f->rbuf, (size_t)count);
@@ -239,8 +175,8 @@ static int poll_msg(bf_farm_t *f, int from, bool *got, int *tag, int *src, rd_t 
         f->rbuf = b;
         f->rcap = (size_t)count;
     }
-    MPI_TRY(MPI_Recv(f->rbuf, count, MPI_BYTE, s.MPI_SOURCE, s.MPI_TAG, MPI_COMM_WORLD,
-                     MPI_STATUS_IGNORE));
+    MS_TRY(MPI_Recv(f->rbuf, count, MPI_BYTE, s.MPI_SOURCE, s.MPI_TAG, MPI_COMM_WORLD,
+                    MPI_STATUS_IGNORE));
     *got = true;
     *tag = s.MPI_TAG;
     *src = s.MPI_SOURCE;
@@ -438,12 +374,7 @@ int bf_open(bf_farm_t **out, const bf_opts_t *o, int rank, int ranks, char *err,
 
 void bf_close(bf_farm_t *f) {
     if (!f) return;
-    for (size_t i = 0; i < f->nps; i++) {
-        /* A send still pending belongs to MPI: leak its buffer rather than free it. */
-        if (f->ps[i]->rq == MPI_REQUEST_NULL) free(f->ps[i]->buf);
-        if (f->ps[i]->rq == MPI_REQUEST_NULL) free(f->ps[i]);
-    }
-    free(f->ps);
+    ms_free(&f->sq); /* a send still pending belongs to MPI: its buffer stays */
     free(f->rbuf);
     free(f->m.p);
     free(f->q.todo);
@@ -637,7 +568,7 @@ static int batch_coord(bf_farm_t *f, void *arg) {
     int rc = 0;
     f->local = 0;
     while (!rc) {
-        rc = sends_progress(f, err, errcap);
+        rc = ms_progress(&f->sq, err, errcap);
         if (!rc && f->ranks > 1) rc = listen0(f, err, errcap);
         if (rc) break;
         if (f->o.stop && *f->o.stop) f->stopping = true;
@@ -692,7 +623,7 @@ int bf_start0(bf_farm_t *f, const int64_t hdr[4], char *err, size_t errcap) {
     for (int r = 1; r < f->ranks; r++)
         GK_FORWARD_IF(post_words(f, r, TAG_START, hdr, 4, err, errcap));
     /* A failed start is the last message: it must leave before rank 0 returns. */
-    if (hdr[0] && !drain_sends(f, BF_STOP_WAIT)) f->abandon = true;
+    if (hdr[0] && !ms_drain(&f->sq, BF_STOP_WAIT, POLL_MS)) f->abandon = true;
     return 0;
 }
 
@@ -701,7 +632,7 @@ int bf_ready(bf_farm_t *f, int bad, int *anybad, char *err, size_t errcap) {
     double t0 = gk_now_s();
     for (int r = 1; r < f->ranks; r++) f->peer[r].heard = t0;
     for (;;) {
-        GK_FORWARD_IF(sends_progress(f, err, errcap));
+        GK_FORWARD_IF(ms_progress(&f->sq, err, errcap));
         GK_FORWARD_IF(listen0(f, err, errcap));
         if (f->o.stop && *f->o.stop) f->stopping = true;
         check_peers(f);
@@ -719,12 +650,12 @@ int bf_ready(bf_farm_t *f, int bad, int *anybad, char *err, size_t errcap) {
 int bf_end(bf_farm_t *f, int code, char *err, size_t errcap) {
     if (f->ranks == 1) return 0;
     char e2[256];
-    if (sends_progress(f, e2, sizeof e2) || listen0(f, e2, sizeof e2)) f->abandon = true;
+    if (ms_progress(&f->sq, e2, sizeof e2) || listen0(f, e2, sizeof e2)) f->abandon = true;
     check_peers(f);
     int64_t v[2] = {code, f->abandon ? 1 : 0};
     for (int r = 1; r < f->ranks; r++)
         if (!f->peer[r].lost) GK_FORWARD_IF(post_words(f, r, TAG_END, v, 2, err, errcap));
-    if (!drain_sends(f, BF_STOP_WAIT)) f->abandon = true;
+    if (!ms_drain(&f->sq, BF_STOP_WAIT, POLL_MS)) f->abandon = true;
     return 0;
 }
 
@@ -799,7 +730,7 @@ static int serve_coord(bf_farm_t *f, void *arg) {
     int rc = 0;
     f->last_sent = gk_now_s();
     while (!rc) {
-        if ((rc = sends_progress(f, err, errcap))) break;
+        if ((rc = ms_progress(&f->sq, err, errcap))) break;
         if (f->o.stop && *f->o.stop && !told_stop) {
             told_stop = true;
             if ((rc = post_words(f, 0, TAG_STOP, NULL, 0, err, errcap))) break;
@@ -862,6 +793,6 @@ int bf_serve(bf_farm_t *f, int *code, char *err, size_t errcap) {
         return gk_fail(err, errcap, GK_E_MPI,
                        "rank %d: given up as lost by rank 0 (not heard from in time)", f->rank);
     }
-    if (!f->abandon && !drain_sends(f, BF_STOP_WAIT)) f->abandon = true;
+    if (!f->abandon && !ms_drain(&f->sq, BF_STOP_WAIT, POLL_MS)) f->abandon = true;
     return 0;
 }

@@ -46,6 +46,7 @@
 #include "../common/progress.h"
 #include "../common/files.h"
 #include "../data/xxh64.h"
+#include "mpi_send.h"
 
 #define POLL_MS     2
 #define LEASE_MAX   64                  /* most games per lease, and per report */
@@ -92,19 +93,6 @@ typedef struct rank_state {
     bool failed;
     char err[512];
 } rank_state_t;
-
-static int mpi_fail(char *err, size_t cap, const char *what, int rc) {
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, msg, &len) != MPI_SUCCESS) snprintf(msg, sizeof msg, "code %d", rc);
-    return gk_fail(err, cap, GK_E_MPI, "MPI: %s: %s", what, msg);
-}
-
-#define MPI_TRY(call)                                                                              \
-    do {                                                                                           \
-        int mrc_ = (call);                                                                         \
-        if (mrc_ != MPI_SUCCESS) return mpi_fail(err, errcap, #call, mrc_);                        \
-    } while (0)
 
 /* ------------------------------------------------------------------ workers */
 
@@ -213,12 +201,6 @@ typedef struct relet {
     bool pending, owned;
 } relet_t;
 
-/* A message in flight (MPI_Isend): its buffer lives until the send completes. */
-typedef struct psend {
-    MPI_Request rq;
-    int64_t buf[MSG_MAX];
-} psend_t;
-
 typedef struct coord {
     rank_state_t *s;
     const sp_run_opts_t *o;
@@ -226,8 +208,7 @@ typedef struct coord {
     gl_writer_t *w;
     int64_t c[C_N]; /* this rank's counters */
     double t0, last_prog, first_pending, stop_wait;
-    psend_t **ps;
-    size_t nps;
+    ms_queue_t sq; /* this rank's sends in flight */
     /* rank != 0: finished games to report; the first nsent are in the REQ in flight */
     finished_t *claim;
     size_t nclaim, capclaim, nsent;
@@ -298,42 +279,13 @@ static void progress(coord_t *k, bool final) {
 }
 
 static void nap(void) {
-    struct timespec ts = {0, POLL_MS * 1000000L};
-    nanosleep(&ts, NULL);
+    ms_nap(POLL_MS);
 }
 
 /* ---- sending: every send is nonblocking, so that no rank waits on one it cannot reach */
 
 static int post(coord_t *k, const int64_t *v, int n, int to, int tag, char *err, size_t errcap) {
-    psend_t *p = NULL;
-    for (size_t i = 0; i < k->nps && !p; i++)
-        if (k->ps[i]->rq == MPI_REQUEST_NULL) p = k->ps[i];
-    if (!p) {
-        psend_t **a = realloc(k->ps, (k->nps + 1) * sizeof *a);
-        if (!a) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-        k->ps = a;
-        if (!(p = calloc(1, sizeof *p))) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-        k->ps[k->nps++] = p;
-    }
-    memcpy(p->buf, v, (size_t)n * sizeof *v);
-    MPI_TRY(MPI_Isend(p->buf, n, MPI_INT64_T, to, tag, MPI_COMM_WORLD, &p->rq));
-    return 0;
-}
-
-/* Completes the sends that are done (MPI_Test also drives MPI's progress). */
-static int sends_progress(coord_t *k, char *err, size_t errcap) {
-    for (size_t i = 0; i < k->nps; i++)
-        if (k->ps[i]->rq != MPI_REQUEST_NULL) {
-            int flag = 0;
-            MPI_TRY(MPI_Test(&k->ps[i]->rq, &flag, MPI_STATUS_IGNORE));
-        }
-    return 0;
-}
-
-static bool sends_pending(const coord_t *k) {
-    for (size_t i = 0; i < k->nps; i++)
-        if (k->ps[i]->rq != MPI_REQUEST_NULL) return true;
-    return false;
+    return ms_post(&k->sq, v, n, MPI_INT64_T, to, tag, err, errcap);
 }
 
 /* ---- the shard writer */
@@ -536,17 +488,17 @@ static int serve(coord_t *k, bool stopping, char *err, size_t errcap) {
     for (;;) {
         int flag = 0;
         MPI_Status st;
-        MPI_TRY(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+        MS_TRY(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
         if (!flag) return 0;
         int n = 0;
-        MPI_TRY(MPI_Get_count(&st, MPI_INT64_T, &n));
+        MS_TRY(MPI_Get_count(&st, MPI_INT64_T, &n));
         int64_t buf[MSG_MAX];
         if (n < 0 || n > MSG_MAX || st.MPI_SOURCE <= 0 || st.MPI_SOURCE >= k->ranks)
             return gk_fail(err, errcap, GK_E_MPI,
                            "unexpected message (tag %d, %d values) from rank %d", st.MPI_TAG, n,
                            st.MPI_SOURCE);
-        MPI_TRY(MPI_Recv(buf, n, MPI_INT64_T, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
-                         MPI_STATUS_IGNORE));
+        MS_TRY(MPI_Recv(buf, n, MPI_INT64_T, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+                        MPI_STATUS_IGNORE));
         int r = st.MPI_SOURCE;
         peer_t *p = &k->peer[r];
         p->heard = gk_now_s();
@@ -604,16 +556,16 @@ static int listen0(coord_t *k, bool *bye, char *err, size_t errcap) {
     for (;;) {
         int flag = 0;
         MPI_Status st;
-        MPI_TRY(MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+        MS_TRY(MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
         if (!flag) return 0;
         int n = 0;
-        MPI_TRY(MPI_Get_count(&st, MPI_INT64_T, &n));
+        MS_TRY(MPI_Get_count(&st, MPI_INT64_T, &n));
         int64_t buf[MSG_MAX];
         if (n < 0 || n > MSG_MAX ||
             (st.MPI_TAG != TAG_GRANT && st.MPI_TAG != TAG_STOP && st.MPI_TAG != TAG_BYE))
             return gk_fail(err, errcap, GK_E_MPI, "unexpected message (tag %d) from rank 0",
                            st.MPI_TAG);
-        MPI_TRY(MPI_Recv(buf, n, MPI_INT64_T, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        MS_TRY(MPI_Recv(buf, n, MPI_INT64_T, 0, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         if (st.MPI_TAG == TAG_GRANT) {
             if (!k->req_out) return gk_fail(err, errcap, GK_E_MPI, "grant without a request");
             GK_FORWARD_IF(granted(k, buf, n, err, errcap));
@@ -752,7 +704,7 @@ static int coordinate0(coord_t *k, char *err, size_t errcap) {
         bool stopping;
         GK_FORWARD_IF(note_stop(k, &stopping, err, errcap));
         GK_FORWARD_IF(serve(k, stopping, err, errcap));
-        GK_FORWARD_IF(sends_progress(k, err, errcap));
+        GK_FORWARD_IF(ms_progress(&k->sq, err, errcap));
         for (int r = 1; r < k->ranks && !stopping; r++) /* a rank that failed stops everyone */
             if (k->peer[r].c[C_STATUS] == ST_FAILED) {
                 atomic_store(&s->stop, 1);
@@ -808,11 +760,11 @@ static int farewell(coord_t *k, char *err, size_t errcap) {
         if (k->peer[r].done && !k->peer[r].lost)
             GK_FORWARD_IF(post(k, &abandon, 1, r, TAG_BYE, err, errcap));
     double t0 = gk_now_s();
-    while (sends_pending(k) && gk_now_s() - t0 < k->stop_wait) {
-        GK_FORWARD_IF(sends_progress(k, err, errcap));
-        if (sends_pending(k)) nap();
+    while (ms_pending(&k->sq) && gk_now_s() - t0 < k->stop_wait) {
+        GK_FORWARD_IF(ms_progress(&k->sq, err, errcap));
+        if (ms_pending(&k->sq)) nap();
     }
-    if (sends_pending(k)) k->abandon = true;
+    if (ms_pending(&k->sq)) k->abandon = true;
     k->abandon |= k->nlost > 0;
     return 0;
 }
@@ -829,7 +781,7 @@ static int coordinate_r(coord_t *k, char *err, size_t errcap) {
         GK_FORWARD_IF(note_stop(k, &stopping, err, errcap));
         GK_FORWARD_IF(listen0(k, &bye, err, errcap));
         if (bye) return 0;
-        GK_FORWARD_IF(sends_progress(k, err, errcap));
+        GK_FORWARD_IF(ms_progress(&k->sq, err, errcap));
         stopping = atomic_load(&s->stop) != 0;
         double t = gk_now_s();
         double patience = stopping ? k->stop_wait : k->o->peer_seconds;
@@ -1080,7 +1032,7 @@ static int failed_elsewhere(char *err, size_t errcap) {
 
 /* Agree on a status: every rank passes its own; all get the worst (max). */
 static int agree(int mine, int *all, char *err, size_t errcap) {
-    MPI_TRY(MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+    MS_TRY(MPI_Allreduce(&mine, all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
     return 0;
 }
 
@@ -1088,9 +1040,7 @@ static int agree(int mine, int *all, char *err, size_t errcap) {
  * allocated, as MPI may still read them until the process ends. */
 static void coord_free(coord_t *k) {
     if (!k) return;
-    for (size_t i = 0; i < k->nps; i++)
-        if (k->ps[i]->rq == MPI_REQUEST_NULL) free(k->ps[i]);
-    free(k->ps);
+    ms_free(&k->sq);
     for (size_t i = 0; i < k->nclaim; i++) gl_buf_free(&k->claim[i].rec);
     free(k->claim);
     for (int r = 0; k->peer && r < k->ranks; r++) free(k->peer[r].held);
@@ -1098,17 +1048,6 @@ static void coord_free(coord_t *k) {
     free(k->relet);
     free(k->gaps);
     free(k);
-}
-
-/* Waits at most `limit` seconds for this rank's sends to complete; true when they did. */
-static bool drain_sends(coord_t *k, double limit) {
-    double t0 = gk_now_s();
-    char e[256];
-    while (sends_pending(k) && gk_now_s() - t0 < limit) {
-        if (sends_progress(k, e, sizeof e)) return false;
-        if (sends_pending(k)) nap();
-    }
-    return !sends_pending(k);
 }
 
 /* The games of the run on this rank's threads; then rank 0 sums up. */
@@ -1163,7 +1102,7 @@ static int play(coord_t *k, sp_summary_t *sum, char *err, size_t errcap) {
         return gk_fail(err, errcap, coord_rc, "rank %d: %s (%" PRIu64 " games written%s%s)", rank,
                        e, kept, frc ? ", then " : "", frc ? e2 : "");
     }
-    if (rank != 0 && !k->abandon && !drain_sends(k, k->stop_wait)) k->abandon = true;
+    if (rank != 0 && !k->abandon && !ms_drain(&k->sq, k->stop_wait, POLL_MS)) k->abandon = true;
     if (k->failed) return gk_fail(err, errcap, GK_E_INVALID, "rank %d: %s", rank, k->err);
     if (rank == 0 && summarize(k, sum))
         rc = gk_fail(err, errcap, GK_E_INVALID,
