@@ -589,7 +589,10 @@ static int go_limits(gep_t *g, char **tok, int n) {
     if (given[7] && n > 2) return refuse(g, "go", "infinite takes no other limit"), -1;
     mcts_limits_t l;
     memset(&l, 0, sizeof l);
+    /* The limits that say how to spend a budget, not how big it is, stay as set. */
     l.early_stop = g->l.early_stop;
+    l.clock_moves = g->l.clock_moves;
+    l.extend = g->l.extend;
     g->infinite = given[7];
     if (!any) {
         l = g->l;

@@ -536,6 +536,7 @@ typedef struct shared {
     uint64_t budget;         /* playouts; UINT64_MAX = none */
     uint64_t node_limit;
     double t0, deadline; /* deadline 0 = none */
+    double hard;         /* > deadline: the search may go on to it while unstable() */
     int early_stop;
     int root_s, root_mv; /* side to move and mover of the root node */
     /* The monitor: polled by every thread, info written by the first thread only. */
@@ -651,6 +652,35 @@ static int decided(const shared_t *sh, const arena_t *ar, uint32_t root, uint64_
     return remaining != UINT64_MAX && (uint64_t)(v1 - v2) > remaining;
 }
 
+/* The extension rule under a clock (limit extend): the choice is unclear while the most
+ * visited root action that is not proven lost has fewer than MCTS_CLEAR_RATIO times the
+ * visits of the second, or a lower mean value than the second (the search is still moving
+ * its visits over).  Pachi's best2 ratio of 2.5 is the model; 2 is the only value tried. */
+#define MCTS_CLEAR_RATIO 2.0
+static bool unstable(const arena_t *ar, uint32_t root) {
+    const node_t *x = &ar->nodes[root];
+    if (atomic_load_explicit(&x->proof, memory_order_relaxed) != PROOF_NONE) return false;
+    uint32_t first = atomic_load_explicit(&x->first, memory_order_acquire);
+    if (!first) return false;
+    uint32_t v1 = 0, v2 = 0;
+    double q1 = 0, q2 = 0;
+    for (int i = 0; i < x->nchild; i++) {
+        const node_t *c = &ar->nodes[first + i];
+        int cp = atomic_load_explicit(&c->proof, memory_order_relaxed);
+        if (proof_is_loss(cp)) continue;
+        if (proof_is_win(cp)) return false;
+        uint32_t v = node_visits(c);
+        double q =
+            v ? (double)atomic_load_explicit(&c->wsum, memory_order_relaxed) / VAL_ONE / v : 0.0;
+        if (v > v1)
+            v2 = v1, q2 = q1, v1 = v, q1 = q;
+        else if (v > v2)
+            v2 = v, q2 = q;
+    }
+    if (!v2) return false;
+    return (double)v1 < MCTS_CLEAR_RATIO * (double)v2 || q1 < q2;
+}
+
 /* Ends the search for reason why (MCTS_STOP_*); the first reason stored is kept. */
 static int stop_for(shared_t *sh, int why) {
     int none = 0;
@@ -691,13 +721,19 @@ static int should_stop(shared_t *sh, const arena_t *ar, uint32_t root, uint64_t 
     double t = 0.0;
     if (sh->deadline > 0.0) {
         t = gk_now_s();
-        if (t >= sh->deadline) return stop_for(sh, MCTS_STOP_TIME);
+        if (t >= sh->deadline) {
+            if (t >= sh->hard) return stop_for(sh, MCTS_STOP_TIME);
+            if ((k & 31) == 0 && !unstable(ar, root)) return stop_for(sh, MCTS_STOP_TIME);
+            return 0;
+        }
     }
     if (sh->early_stop && (k & 31) == 0 && k > 0) {
         uint64_t remaining = sh->budget != UINT64_MAX ? sh->budget - k : UINT64_MAX;
         if (sh->deadline > 0.0 && t > sh->t0) {
             double rate = (double)k / (t - sh->t0);
-            double r2 = MCTS_RATE_MARGIN * rate * (sh->deadline - t) + 1.0;
+            /* An unclear choice may search on to the hard limit: count that time too. */
+            double end = sh->hard > sh->deadline && unstable(ar, root) ? sh->hard : sh->deadline;
+            double r2 = MCTS_RATE_MARGIN * rate * (end - t) + 1.0;
             if (r2 < (double)remaining) remaining = (uint64_t)r2;
         }
         if (decided(sh, ar, root, remaining)) return stop_for(sh, MCTS_STOP_DECIDED);
@@ -1092,7 +1128,7 @@ static void exclude_root(const mcts_t *m, arena_t *ar, uint32_t root, int s, int
 static double allot_time(const mcts_limits_t *l) {
     double t = l->time_s > 0 ? l->time_s : 0.0;
     if (l->clock_s > 0) {
-        double share = l->clock_s / 25.0 + 0.75 * l->inc_s;
+        double share = l->clock_s / l->clock_moves + 0.75 * l->inc_s;
         double cap = 0.5 * l->clock_s;
         if (share > cap) share = cap;
         share -= 0.01;
@@ -1115,6 +1151,13 @@ static int shared_init(shared_t *sh, const mcts_t *m, const gk_pos_t *root,
     sh->t0 = t0;
     double tt = allot_time(lim);
     sh->deadline = tt > 0 ? t0 + tt : 0.0;
+    sh->hard = sh->deadline;
+    if (tt > 0 && lim->clock_s > 0 && lim->extend > 1.0) {
+        /* Never more than a fifth of what is left on the clock. */
+        double hard = lim->extend * tt, cap = 0.2 * lim->clock_s;
+        if (hard > cap) hard = cap;
+        if (hard > tt) sh->hard = t0 + hard;
+    }
     sh->early_stop = lim->early_stop && m->prm.threads == 1
                          ? 1
                          : lim->early_stop && m->prm.parallel == MCTS_PAR_TREE;

@@ -89,6 +89,10 @@ grep -q "reason turn-limit" <<<"$a" || fail "turn_limit 1: no draw by the turn l
 run 'gep\n' | grep -q "^option name turn_limit type spin default 500 " || fail "gep: no turn_limit option"
 out=$(run 'game gounki\nsetoption name early_stop value off\ngo playouts 3000\n')
 grep -q "^info playouts 3000 " <<<"$out" || fail "EOF cut a search with a budget short: $out"
+# setoption clock_moves is kept by a go with a clock: 2 s / 5 is 0.39 s (0.07 s at 25).
+out=$(run 'game gounki\nsetoption name early_stop value off\nsetoption name clock_moves value 5\ngo wtime 2000 btime 2000\n')
+ms=$(grep "^info playouts" <<<"$out" | tail -1 | sed -n 's/.* time \([0-9]*\) .*/\1/p')
+[ -n "$ms" ] && [ "$ms" -ge 380 ] || fail "go wtime 2000 with clock_moves 5 searched ${ms:-?} ms, not 390: $out"
 
 # quit during a search; go while searching is refused; stop gives the bestmove.
 start

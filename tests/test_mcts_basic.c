@@ -349,18 +349,24 @@ static void test_monitor(void) {
 
 /* A time limit: early stop ends the search before the time and says so (with its reason);
  * without early stop the whole time is spent and the search did not stop early. */
-static void test_time_rule(void) {
-    gk_pos_t p;
-    start(GK_GAME_GOUNKI, 0, &p);
-    gk_play_move_text(&p, "c2-d3", NULL, 0);
-    gk_play_move_text(&p, "f7-e6", NULL, 0);
+/* A search with the default parameters and weights of game and a 64 MiB tree. */
+static mcts_t *small_search(int game) {
     ev_weights_t w;
-    ev_weights_default(p.game, &w);
+    ev_weights_default(game, &w);
     mcts_params_t mp;
     mcts_params_default(&mp);
     mp.tree_mb = 64;
     mcts_t *m = mcts_new(&mp, &w);
     CHECK(m != NULL, "mcts_new");
+    return m;
+}
+
+static void test_time_rule(void) {
+    gk_pos_t p;
+    start(GK_GAME_GOUNKI, 0, &p);
+    gk_play_move_text(&p, "c2-d3", NULL, 0);
+    gk_play_move_text(&p, "f7-e6", NULL, 0);
+    mcts_t *m = small_search(p.game);
     if (!m) return;
     mcts_limits_t l;
     mcts_limits_default(&l);
@@ -386,6 +392,49 @@ static void test_time_rule(void) {
     CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0 && ra.stop_reason == MCTS_STOP_PLAYOUTS &&
               !ra.stopped_early,
           "a playout budget spent: reason %s", mcts_stop_name(ra.stop_reason));
+    mcts_free(m);
+}
+
+/* Under a clock a move gets clock / clock_moves (+ 0.75 inc); with extend it may go on to
+ * extend times that while the choice is unclear, and ends before then only once it is
+ * clear (the rule is checked every 32 playouts: a small margin).  Every search stays
+ * within a fifth of the clock.  Times are lower bounds, or upper bounds with 0.5 s slack. */
+static void test_clock_extend(void) {
+    gk_pos_t p;
+    start(GK_GAME_GOUNKI, 0, &p);
+    const char *line[] = {"c2-d3", "f7-e6", "b1-c2+", "e6-e5", "d3-d4", "e5xd4"};
+    mcts_t *m = small_search(p.game);
+    if (!m) return;
+    mcts_limits_t l;
+    mcts_limits_default(&l);
+    l.playouts = 0, l.clock_s = 2, l.clock_moves = 10, l.early_stop = 0, l.extend = 0;
+    CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0 && ra.seconds >= 0.185 && ra.seconds < 0.69,
+          "clock 2 s, clock_moves 10: %.3f s, not 0.19", ra.seconds);
+    l.clock_s = 10, l.clock_moves = 25, l.extend = 3; /* share 0.39 s, at most 1.17 s */
+    for (int i = 0; i < 6; i++) {
+        gk_play_move_text(&p, line[i], NULL, 0);
+        mcts_clear(m);
+        CHECK(mcts_search(m, &p, NULL, &l, &ra) == 0, "search %d", i);
+        CHECK(ra.seconds >= 0.385 && ra.seconds < 1.17 + 0.5 && ra.stop_reason == MCTS_STOP_TIME,
+              "position %d: %.3f s (%s), not within [0.39, 1.17]", i, ra.seconds,
+              mcts_stop_name(ra.stop_reason));
+        const mcts_child_t *c = ra.children;
+        int n = ra.nchildren;
+        uint32_t v1 = 0, v2 = 0;
+        float q1 = 0, q2 = 0;
+        for (int k = 0; k < n; k++) {
+            if (c[k].proof != MCTS_UNPROVEN) continue;
+            if (c[k].visits > v1)
+                v2 = v1, q2 = q1, v1 = c[k].visits, q1 = c[k].value;
+            else if (c[k].visits > v2)
+                v2 = c[k].visits, q2 = c[k].value;
+        }
+        bool clear = v1 + 64 >= 2 * v2 && q1 + 0.01f >= q2;
+        CHECK(ra.seconds >= 1.16 || clear,
+              "position %d ended at %.3f s with an unclear choice: visits %u and %u, values %.3f "
+              "and %.3f",
+              i, ra.seconds, v1, v2, q1, q2);
+    }
     mcts_free(m);
 }
 
@@ -458,6 +507,7 @@ static void test_proven_root(void) {
 int main(void) {
     gk_init();
     test_time_rule();
+    test_clock_extend();
     test_proven_root();
     test_determinism();
     test_tree_full();

@@ -125,7 +125,7 @@ static void table(void) {
               p.reuse,
           "parameter defaults");
     CHECK(l.playouts == MCTS_DEFAULT_PLAYOUTS && l.nodes == 0 && l.time_s == 0 && l.clock_s == 0 &&
-              l.inc_s == 0 && l.early_stop,
+              l.inc_s == 0 && l.early_stop && l.clock_moves == 10 && l.extend == 3,
           "limit defaults");
     char err[200], help[MCTS_HELP_MAX];
     int n = mcts_params_help(help, sizeof help, NULL, NULL);
