@@ -68,6 +68,7 @@
  *   clock_moves was 25: both with extend=3, clock_moves=15 against 25 scored +68 [+37,
  *   +99] (0.159 against 0.136 s a move: the share left half of each clock unused; a game
  *   is about 37 turns), 10 against 15 +35 [+9, +61] (0.186 against 0.166 s); now 10.
+ *   The new defaults against extend=0,clock_moves=25: +147 [+115, +183] (400 games).
  * - Threads (OpenMP): in "tree" mode all threads share one tree; nodes come from one
  *   arena per search by atomic bump allocation, a node's children are allocated as one
  *   block and published last with a release store, statistics and virtual loss are C11
