@@ -615,6 +615,40 @@ static int best_child(const arena_t *ar, const node_t *x) {
     return longest_loss;
 }
 
+/* The root's children not proven lost: how many (alive), how many unproven (open) and
+ * of those unexpanded (leaves), whether one is proven won, and the two most visited with
+ * their visits and mean values. */
+typedef struct top2 {
+    uint32_t v1, v2;
+    double q1, q2;
+    int alive, open, leaves;
+    bool won_child;
+} top2_t;
+static void root_top2(const arena_t *ar, const node_t *x, top2_t *t) {
+    memset(t, 0, sizeof *t);
+    uint32_t first = atomic_load_explicit(&x->first, memory_order_acquire);
+    if (!first) return;
+    for (int i = 0; i < x->nchild; i++) {
+        const node_t *c = &ar->nodes[first + i];
+        int cp = atomic_load_explicit(&c->proof, memory_order_relaxed);
+        if (proof_is_loss(cp)) continue;
+        t->alive++;
+        t->won_child |= proof_is_win(cp);
+        if (cp == PROOF_NONE) {
+            t->open++;
+            t->leaves += !atomic_load_explicit(&c->first, memory_order_relaxed);
+        }
+        uint32_t v = node_visits(c);
+        if (v <= t->v2) continue;
+        double q =
+            v ? (double)atomic_load_explicit(&c->wsum, memory_order_relaxed) / VAL_ONE / v : 0.0;
+        if (v > t->v1)
+            t->v2 = t->v1, t->q2 = t->q1, t->v1 = v, t->q1 = q;
+        else
+            t->v2 = v, t->q2 = q;
+    }
+}
+
 /* True when the search can stop: the root is decided (lost, drawn, won in one action, or
  * won with no faster win possible: every child proven, or a win in at most 3 actions with
  * every child expanded, since the expansion of a child shows every win within 2
@@ -629,27 +663,11 @@ static int decided(const shared_t *sh, const arena_t *ar, uint32_t root, uint64_
         if (!proof_is_win(pr) || proof_dist(pr) <= 1) return 1;
         won = proof_dist(pr);
     }
-    uint32_t first = atomic_load_explicit(&x->first, memory_order_acquire);
-    int n = x->nchild, open = 0, alive = 0, leaves = 0;
-    uint32_t v1 = 0, v2 = 0;
-    for (int i = 0; i < n; i++) {
-        const node_t *c = &ar->nodes[first + i];
-        int cp = atomic_load_explicit(&c->proof, memory_order_relaxed);
-        if (proof_is_loss(cp)) continue;
-        alive++;
-        if (cp == PROOF_NONE) {
-            open++;
-            leaves += !atomic_load_explicit(&c->first, memory_order_relaxed);
-        }
-        uint32_t v = node_visits(c);
-        if (v > v1)
-            v2 = v1, v1 = v;
-        else if (v > v2)
-            v2 = v;
-    }
-    if (won) return open == 0 || (won <= 3 && leaves == 0);
-    if (alive <= 1) return 1;
-    return remaining != UINT64_MAX && (uint64_t)(v1 - v2) > remaining;
+    top2_t t;
+    root_top2(ar, x, &t);
+    if (won) return t.open == 0 || (won <= 3 && t.leaves == 0);
+    if (t.alive <= 1) return 1;
+    return remaining != UINT64_MAX && (uint64_t)(t.v1 - t.v2) > remaining;
 }
 
 /* The extension rule under a clock (limit extend): the choice is unclear while the most
@@ -660,25 +678,10 @@ static int decided(const shared_t *sh, const arena_t *ar, uint32_t root, uint64_
 static bool unstable(const arena_t *ar, uint32_t root) {
     const node_t *x = &ar->nodes[root];
     if (atomic_load_explicit(&x->proof, memory_order_relaxed) != PROOF_NONE) return false;
-    uint32_t first = atomic_load_explicit(&x->first, memory_order_acquire);
-    if (!first) return false;
-    uint32_t v1 = 0, v2 = 0;
-    double q1 = 0, q2 = 0;
-    for (int i = 0; i < x->nchild; i++) {
-        const node_t *c = &ar->nodes[first + i];
-        int cp = atomic_load_explicit(&c->proof, memory_order_relaxed);
-        if (proof_is_loss(cp)) continue;
-        if (proof_is_win(cp)) return false;
-        uint32_t v = node_visits(c);
-        double q =
-            v ? (double)atomic_load_explicit(&c->wsum, memory_order_relaxed) / VAL_ONE / v : 0.0;
-        if (v > v1)
-            v2 = v1, q2 = q1, v1 = v, q1 = q;
-        else if (v > v2)
-            v2 = v, q2 = q;
-    }
-    if (!v2) return false;
-    return (double)v1 < MCTS_CLEAR_RATIO * (double)v2 || q1 < q2;
+    top2_t t;
+    root_top2(ar, x, &t);
+    if (t.won_child || !t.v2) return false;
+    return (double)t.v1 < MCTS_CLEAR_RATIO * (double)t.v2 || t.q1 < t.q2;
 }
 
 /* Ends the search for reason why (MCTS_STOP_*); the first reason stored is kept. */
