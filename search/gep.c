@@ -587,12 +587,11 @@ static int go_limits(gep_t *g, char **tok, int n) {
     bool any = false;
     for (int k = 0; k < 8; k++) any |= given[k];
     if (given[7] && n > 2) return refuse(g, "go", "infinite takes no other limit"), -1;
-    mcts_limits_t l;
-    memset(&l, 0, sizeof l);
-    /* The limits that say how to spend a budget, not how big it is, stay as set. */
-    l.early_stop = g->l.early_stop;
-    l.clock_moves = g->l.clock_moves;
-    l.extend = g->l.extend;
+    /* The go's own limits replace the budget; the limits that say how to spend a budget
+     * (early_stop, clock_moves, extend) stay as set. */
+    mcts_limits_t l = g->l;
+    l.playouts = l.nodes = 0;
+    l.time_s = l.clock_s = l.inc_s = 0;
     g->infinite = given[7];
     if (!any) {
         l = g->l;
