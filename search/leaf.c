@@ -1,5 +1,5 @@
 /*
- * search/leaf.c -- shallow alpha-beta and quiescence at an MCTS leaf (see leaf.h).
+ * search/leaf.c -- shallow alpha-beta, quiescence and win/loss proofs (see leaf.h).
  *
  * Values are win probabilities for the side to move, so negamax is v -> 1 - v and the
  * window (alpha, beta) becomes (1 - beta, 1 - alpha) one action down.  Exits and captures are
@@ -137,6 +137,63 @@ static float negamax(const ev_weights_t *w, const gk_pos_t *p, int d, int qd, in
         if (best > alpha) alpha = best;
     }
     return best;
+}
+
+/* Win/loss-only negamax for leaf_prove(): 1, -1 or 0 (not proven) for the side to move,
+ * fail-soft in the integer window (alpha, beta).  1 and -1 are exact whatever the window
+ * (they are the ends of the range, so neither is ever a bound), 0 only says "not a win"
+ * below alpha or "not a loss" above beta: a search that only needs to know whether a
+ * node is lost stops at its first action that is not. */
+static int prove(const gk_pos_t *p, int d, int alpha, int beta, int *len) {
+    if (gk_over(p)) {
+        int r = gk_result_for(p, p->stm);
+        *len = 0;
+        return r > 0 ? 1 : r < 0 ? -1 : 0;
+    }
+    int gounki = p->game == GK_GAME_GOUNKI;
+    /* At the horizon only an own exit counts: a bitboard test spares the generator. */
+    if (d == 0 && (!gounki || !may_exit(p, p->stm))) return 0;
+    gk_action_t acts[GK_MAX_ACTIONS];
+    int n = gk_gen(p, acts);
+    if (n == 0) {
+        *len = 0;
+        return -1;
+    }
+    if (gounki && any_exit(acts, n)) {
+        *len = 1;
+        return 1;
+    }
+    if (d == 0) return 0;
+    int best = -1, longest = 0;
+    for (int i = 0; i < n; i++) {
+        gk_pos_t q = *p;
+        gk_play(&q, acts[i]);
+        int l = 0;
+        int v = q.stm == p->stm ? prove(&q, d - 1, alpha, beta, &l)
+                                : -prove(&q, d - 1, -beta, -alpha, &l);
+        if (v == 1) {
+            *len = l + 1;
+            return 1;
+        }
+        if (v < 0) {
+            if (l + 1 > longest) longest = l + 1;
+            continue;
+        }
+        best = 0;
+        if (best >= beta) return 0;
+        if (best > alpha) alpha = best;
+    }
+    if (best < 0) *len = longest;
+    return best;
+}
+
+int leaf_prove(const gk_pos_t *p, int depth, int *len) {
+    int l = 0;
+    if (depth < 0) depth = 0;
+    if (depth > LEAF_MAX_DEPTH) depth = LEAF_MAX_DEPTH;
+    int r = prove(p, depth, -1, 1, &l);
+    if (len) *len = r ? l : 0;
+    return r;
 }
 
 float leaf_search_value(const ev_weights_t *w, const gk_pos_t *p, int depth, int qdepth,

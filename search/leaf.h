@@ -1,5 +1,7 @@
 /*
- * search/leaf.h -- shallow tactical searches at an MCTS leaf, instead of the bare evaluation.
+ * search/leaf.h -- shallow tactical searches for the MCTS, at its leaves and nodes.
+ * At a leaf they replace the bare evaluation; at a node in selection, the win/loss proof
+ * search of minimax in selection runs once.
  *
  * Issue 15: at a few hundred playouts the tree misses short tactics outright.
  *
@@ -20,7 +22,18 @@
  *     `threats` also play the actions that bring a stack within exit range (a stack
  *     within its size of the far edge), which the opponent must then answer.
  *   - depth 0 and qdepth 0 is ev_value(w, p) exactly; threats 0 is the quiescence above.
- * Reentrant and allocation-free (its action lists live on the stack, GK_MAX_ACTIONS each
+ *
+ * leaf_prove(p, depth, &len) is 1 when the side to move of p can force a win within depth
+ * actions and then one more, -1 when it loses whatever it does within that, 0 otherwise
+ * (not proven either way): a win/loss-only alpha-beta (the "minimax in selection" of
+ * MCTS-MS, Baier & Winands 2015) that sees finished positions, positions with no legal
+ * action (lost), and in Gounki an exit available to the side to move (won in one action,
+ * also at the horizon).  A draw is 0.  When it returns 1 or -1, len is an upper bound of
+ * the actions from p to the end along the proof (a win: the line found, not always the
+ * shortest; a loss: the longest of the opponent's wins found against each action).  Like
+ * leaf_search_value() it does not see repetitions.  depth is clamped to
+ * [0, LEAF_MAX_DEPTH].
+ * Both are reentrant and allocation-free (their action lists live on the stack, GK_MAX_ACTIONS each
  * per action: depth + qdepth <= LEAF_MAX_DEPTH); deterministic (no randomness, no order
  * other than gen()'s).
  */
@@ -34,5 +47,6 @@
 
 float leaf_search_value(const ev_weights_t *w, const gk_pos_t *p, int depth, int qdepth,
                         int threats);
+int leaf_prove(const gk_pos_t *p, int depth, int *len);
 
 #endif

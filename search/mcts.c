@@ -41,7 +41,8 @@ typedef struct node {
     uint16_t nchild;        /* children in the block at `first` (set before publishing) */
     uint16_t prior;         /* policy prior * 65535 */
     _Atomic int16_t proof;  /* PROOF_* from the mover's point of view */
-    _Atomic uint8_t state;  /* 0 leaf, 1 being expanded, 2 expanded */
+    _Atomic uint8_t state;  /* 0 leaf, 1 being expanded, 2 expanded, 3 expanded and
+                               searched by minimax in selection (ms_depth) */
     uint8_t pad;
 } node_t;
 
@@ -469,6 +470,27 @@ static void im_backup(worker_t *wk, int depth, float leaf_mover_value) {
     }
 }
 
+/* Minimax in selection (MCTS-MS, Baier & Winands 2015): the first descent through an
+ * expanded node x below the root (position pos, path depth `depth`) with ms_visits visits
+ * runs the win/loss search of search/leaf.h from it, once (state 2 -> 3), and a result
+ * proves x.  The tree alone finds a forced exit a few actions deep only after it has
+ * expanded every defence; the search finds it for the cost of a few generator calls,
+ * while the node is still visited often enough to be worth it.  Returns 1 with *v (the
+ * value for pos's side to move) when x is proven. */
+static int ms_check(worker_t *wk, node_t *x, const gk_pos_t *pos, int depth, float *v) {
+    const mcts_params_t *pp = &wk->m->prm;
+    if (pp->ms_depth <= 0 || !pp->solver || depth == 0 || node_visits(x) < (uint32_t)pp->ms_visits)
+        return 0;
+    uint8_t expect = 2;
+    if (!atomic_compare_exchange_strong(&x->state, &expect, 3)) return 0;
+    int len = 0, r = leaf_prove(pos, pp->ms_depth, &len);
+    if (r == 0) return 0;
+    int s = pos->stm, mv = mover_at(wk, depth);
+    set_proof(x, (r > 0) == (mv == s) ? proof_win(len) : proof_loss(len));
+    *v = r > 0 ? 1.0f : 0.0f;
+    return 1;
+}
+
 /* One descent from the root, expansion or evaluation of a leaf, and backup. */
 static void playout(worker_t *wk) {
     const mcts_t *m = wk->m;
@@ -495,6 +517,10 @@ static void playout(worker_t *wk) {
         }
         if (depth >= MAX_DEPTH) {
             v = leaf_value(wk, &pos);
+            break;
+        }
+        if (ms_check(wk, x, &pos, depth, &v)) {
+            exact = 1;
             break;
         }
         int sweep = depth == 0 && pr != PROOF_NONE &&

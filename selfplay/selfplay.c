@@ -88,9 +88,8 @@ int sp_settings_text(const sp_settings_t *s, char *buf, size_t cap) {
         (double)m->c_puct, (double)m->fpu, (double)m->temperature, m->playout_depth, m->playout,
         m->use_eval, m->use_priors, m->solver, m->virtual_loss, m->tree_mb, (double)m->noise_alpha,
         (double)m->noise_frac, m->reuse);
-    /* The tactical options of issue 15 only when one is on, so that the runs made before
-     * them keep their fingerprint. */
-    /* Adjudication likewise only when on. */
+    /* Adjudication, the tactical options of issue 15 and minimax in selection only when
+     * on, so that the runs made before them keep their fingerprint. */
     if (n >= 0 && (size_t)n < cap && s->adj_turn > 0)
         n += snprintf(buf + n, cap - (size_t)n, " adjudicate=%d,%d,%d", s->adj_turn, s->adj_lead,
                       s->adj_span);
@@ -99,6 +98,8 @@ int sp_settings_text(const sp_settings_t *s, char *buf, size_t cap) {
          m->quiesce_threats))
         n += snprintf(buf + n, cap - (size_t)n, " tactics=%d,%d,%.9g,%d,%d", m->leaf_minimax,
                       m->quiesce, (double)m->implicit_minimax, m->leaf_proof, m->quiesce_threats);
+    if (n >= 0 && (size_t)n < cap && m->ms_depth > 0)
+        n += snprintf(buf + n, cap - (size_t)n, " ms=%d,%d", m->ms_depth, m->ms_visits);
     return n < 0 || (size_t)n >= cap ? -1 : n;
 }
 
