@@ -9,9 +9,17 @@
 
 #include "clock.h"
 
+/* Open MPI gives each rank's standard output a pseudo-terminal of its own, whatever
+ * mpirun's own output is (open-mpi/ompi#7868, no option turns it off), so isatty() says
+ * nothing there; its ranks carry OMPI_COMM_WORLD_SIZE.  Plain lines are right for a file
+ * and readable on a terminal. */
+static bool is_terminal(FILE *out) {
+    return isatty(fileno(out)) && !getenv("OMPI_COMM_WORLD_SIZE");
+}
+
 void gk_progress_init(gk_progress_t *p, FILE *out, double tty_every, double plain_every) {
     p->out = out;
-    p->tty = out && isatty(fileno(out));
+    p->tty = out && is_terminal(out);
     p->on_screen = false;
     p->every = p->tty ? tty_every : plain_every;
     const char *env = getenv("GK_PROGRESS_EVERY");

@@ -4,9 +4,10 @@
  * A gk_progress_t writes one line of progress at a time to a stream (standard error, or a
  * command's report stream).  On a terminal a line replaces the one before it ("\r" and
  * "\033[K", erase to the end of the line), at most once per tty_every seconds; anywhere
- * else (a file, a pipe, mpirun's forwarding) each line is a plain line ending in "\n", at
- * most once per plain_every seconds, so that a log file gets a few lines, not thousands,
- * and no escape codes.  The caller asks gk_progress_due() (cheap: one clock read) and
+ * else (a file, a pipe, an Open MPI rank, whose output mpirun forwards from a
+ * pseudo-terminal even to a file) each line is a plain line ending in "\n", at most once
+ * per plain_every seconds, so that a log file gets a few lines, not thousands, and no
+ * escape codes.  The caller asks gk_progress_due() (cheap: one clock read) and
  * formats its line only when it is due.
  *
  * gk_progress_init(p, out, tty_every, plain_every): out NULL means no progress at all (the

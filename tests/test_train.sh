@@ -132,6 +132,17 @@ for bad in "--set seed=3:seeds each game's search" "--set time=1:a budget in tim
     fi
 done
 [ -e "$T/never" ] && { echo "FAIL: a refused train command left $T/never" >&2; fail=1; }
+# progress under mpirun into a file: plain lines, no escape codes (Open MPI gives each
+# rank's standard output a pseudo-terminal, so isatty() alone would say "terminal")
+GK_PROGRESS_EVERY=0 "${MPI[@]}" "$G" train --run "$T/prog" --generations 1 --games 24 --playouts 24 \
+    --match-games 12 --ladder-games 0 --threads 1 --min-positions 100 --from "$START" \
+    >"$T/prog.out" 2>&1 || { echo "FAIL: progress run: $(tail -1 "$T/prog.out")" >&2; fail=1; }
+grep -q '^selfplay: [0-9]*/24 games' "$T/prog.out" ||
+    { echo "FAIL: no plain progress line under mpirun" >&2; fail=1; }
+if grep -q $'\e' "$T/prog.out"; then
+    echo "FAIL: escape codes in the progress written to a file under mpirun" >&2
+    fail=1
+fi
 cp -r "$T/ref" "$T/bad"
 sed -i 's/^gen 1 phases 15/gen 1 phases 14/' "$T/bad/state.txt"
 expect_error "checksum mismatch" "$G" train --run "$T/bad" "${ARGS[@]}"
