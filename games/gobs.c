@@ -96,6 +96,14 @@ static void gobs_setup(gk_pos_t *p, const gk_rules_t *r) {
     p->hash = gobs_hash_full(p);
 }
 
+/* Squares along a ray before its first piece (len when the ray is empty): where a slide may
+ * stop, and the index of the piece a standard leg jumps. */
+static inline int ray_skip(const uint8_t *cell, const uint8_t *r, int len) {
+    int k = 0;
+    while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
+    return k;
+}
+
 /* Landing squares of the legs of the piece on sq (side to move) into land[], the jumped
  * squares into over[]; returns their number (at most 56). */
 static int legs_from(const gk_pos_t *p, int sq, uint8_t *land, uint8_t *over) {
@@ -112,8 +120,7 @@ static int legs_from(const gk_pos_t *p, int sq, uint8_t *land, uint8_t *over) {
             }
             continue;
         }
-        int k = 0;
-        while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
+        int k = ray_skip(cell, r, len);
         if (k >= len || cell[r[k]] != oc) continue;
         const int e = r[k++];
         for (; k < len && cell[r[k]] == GOBS_EMPTY; k++) {
@@ -132,9 +139,7 @@ static bool has_leg(const gk_pos_t *p, int sq) {
     for (int d = 0; d < 8; d++) {
         const uint8_t *r = rays.sq[sq][d];
         const int len = rays.len[sq][d];
-        int k = 0;
-        if (!short_var)
-            while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
+        const int k = short_var ? 0 : ray_skip(cell, r, len);
         if (k + 1 < len && cell[r[k]] == oc && cell[r[k + 1]] == GOBS_EMPTY) return true;
     }
     return false;
@@ -486,8 +491,7 @@ static const lean_grp_t *lean_groups(lean_t *L, int s, int *ng) {
         for (int d = 0; d < 8; d++) {
             const uint8_t *r = rays.sq[s][d];
             const int len = rays.len[s][d];
-            int k = 0;
-            while (k < len && L->cell[r[k]] == GOBS_EMPTY) k++;
+            int k = ray_skip(L->cell, r, len);
             if (k >= len || L->cell[r[k]] != L->oc || (L->shrt && k > 0)) continue;
             lean_grp_t *g = &L->g[s][L->ng[s]];
             g->bit = 1ull << L->m->idx[r[k]];
@@ -620,9 +624,7 @@ static int64_t small_chains(uint8_t *cell, int cur, int mc, int oc, bool shrt, l
     for (int d = 0; d < 8; d++) {
         const uint8_t *r = rays.sq[cur][d];
         const int len = rays.len[cur][d];
-        int k = 0;
-        if (!shrt)
-            while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
+        int k = shrt ? 0 : ray_skip(cell, r, len);
         if (k >= len || cell[r[k]] != oc) continue;
         const int e = r[k];
         for (k++; k < len && cell[r[k]] == GOBS_EMPTY; k++) {
@@ -680,8 +682,7 @@ static uint64_t perft_rec(perft_ctx_t *c, const gk_pos_t *p, int d) {
                     }
                     continue;
                 }
-                int k = 0;
-                while (k < len && cell[r[k]] == GOBS_EMPTY) k++;
+                const int k = ray_skip(cell, r, len);
                 total += (uint64_t)k;
                 if (k < len && cell[r[k]] == oc) {
                     total += k > 0;
