@@ -22,3 +22,12 @@ int gk_utc_iso(char *buf, size_t cap) {
     size_t n = strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return n ? (int)n : -1;
 }
+
+void gk_deadline_ms(struct timespec *ts, long ms) {
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_nsec += ms * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}

@@ -275,12 +275,7 @@ static void lq_push(lq_t *q, int i) {
 /* Waits at most POLL_MS for a search to finish (instead of a nap while searches run). */
 static void lq_wait(lq_t *q) {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += POLL_MS * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    gk_deadline_ms(&ts, POLL_MS);
     pthread_mutex_lock(&q->mu);
     if (q->ndone == 0) pthread_cond_timedwait(&q->cv_done, &q->mu, &ts);
     pthread_mutex_unlock(&q->mu);

@@ -634,12 +634,7 @@ static int collect(coord_t *k, char *err, size_t errcap) {
 
 static void wait_coord(rank_state_t *s) {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += POLL_MS * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
+    gk_deadline_ms(&ts, POLL_MS);
     pthread_mutex_lock(&s->mu);
     if (s->nfin == 0) pthread_cond_timedwait(&s->cv_coord, &s->mu, &ts);
     pthread_mutex_unlock(&s->mu);
