@@ -8,14 +8,16 @@
 
 const char cmd_solitaire_summary[] = "solve the one-player Gobs puzzle (shortest, proven)";
 
-enum { BEAM_DEFAULT = 20000 };
+enum { BEAM_DEFAULT = 20000, MIRROR_DEFAULT = 100000 };
 
 static const char help[] =
     "usage: gounki solitaire N [--preflip SQUARE] [--white SQUARES] [--fixed SQUARES]\n"
-    "                          [--beam W] [--max-nodes N] [--time S] [--hash MB] [--quiet]\n"
+    "                          [--beam W] [--mirror W] [--max-nodes N] [--time S]\n"
+    "                          [--hash MB] [--quiet]\n"
     "Finds a solution of the one-player Gobs puzzle on an N x N square (N = 2..7) with a\n"
-    "beam search, then a shorter one or the proof that none is shorter (IDA* with a\n"
-    "transposition table, up to the found length).  A move 'd4xd5-d6': the piece\n"
+    "beam search and a search for palindromes (a half, then its mirror image backwards),\n"
+    "then a shorter one or the proof that none is shorter (IDA* with a transposition\n"
+    "table, up to the found length).  A move 'd4xd5-d6': the piece\n"
     "on d4 jumps the adjacent piece on d5 (which turns over) and lands on d6.  Rules and\n"
     "every decision: docs/RULES.md, \"Gobs solitaire\".  The square covers files and ranks\n"
     "(9-N)/2+1 .. (9-N)/2+N (2x2 = d4 e4 d5 e5, 3x3 = d4..f6, 7x7 = b2..h8).\n"
@@ -25,10 +27,14 @@ static const char help[] =
     "  --fixed SQUARES    comma-separated squares (\"e5,d4\") of fixed pieces: they never\n"
     "                     move, turn over nor get jumped, and need not end white\n"
     "  --beam W           the finder keeps W positions per move (default 20000; 0 = no\n"
-    "                     finder, IDA* alone)\n"
-    "  --max-nodes N      give up after N positions, finder and proof together; the finder\n"
-    "                     gets half (default: no limit; the finder stops at 20 M)\n"
-    "  --time S           give up after S seconds, the finder getting half (default: none)\n"
+    "                     finder)\n"
+    "  --mirror W         the palindrome finder keeps W positions per move (default 100000;\n"
+    "                     0 = none); it runs when the finder's solution is not already as\n"
+    "                     short as the start's lower bound, for a shorter one\n"
+    "  --max-nodes N      give up after N positions in all; each finder gets half of it\n"
+    "                     from its start (default: no limit; the finder stops at 20 M, the\n"
+    "                     palindrome finder at 1 G)\n"
+    "  --time S           give up after S seconds, each finder getting half (default: none)\n"
     "  --hash MB          the most the transposition table grows to (default 256;\n"
     "                     it starts at 1 MB and doubles when half full)\n"
     "  --quiet            no progress lines (from 5x5 on, standard error shows the bound,\n"
@@ -52,6 +58,7 @@ static void show_progress(void *arg, int phase, int bound, uint64_t nodes, doubl
     if (!gk_progress_due(p)) return;
     gk_progress_line(p, "solitaire: %s %d, %llu nodes, %.2f M nodes/s, %.0f s",
                      phase == GS_PHASE_FINDER      ? "finder, bound"
+                     : phase == GS_PHASE_MIRROR    ? "mirror, length"
                      : phase == GS_PHASE_PERIMETER ? "perimeter, distance"
                                                    : "bound",
                      bound, (unsigned long long)nodes,
@@ -96,6 +103,7 @@ int cmd_solitaire(int argc, char **argv) {
                                          {"fixed", required_argument, 0, 'f'},
                                          {"white", required_argument, 0, 'w'},
                                          {"beam", required_argument, 0, 'b'},
+                                         {"mirror", required_argument, 0, 'm'},
                                          {"max-nodes", required_argument, 0, 'n'},
                                          {"time", required_argument, 0, 't'},
                                          {"hash", required_argument, 0, 'H'},
@@ -103,7 +111,7 @@ int cmd_solitaire(int argc, char **argv) {
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     const char *preflip = NULL, *fixed = NULL, *white = NULL;
-    long beam = BEAM_DEFAULT;
+    long beam = BEAM_DEFAULT, mirror = MIRROR_DEFAULT;
     uint64_t max_nodes = 0;
     double seconds = 0;
     long hash_mb = 256, n;
@@ -137,6 +145,10 @@ int cmd_solitaire(int argc, char **argv) {
             break;
         case 'b':
             if (cli_parse_long("solitaire", "--beam", optarg, 0, 1 << 22, &beam)) return CLI_USAGE;
+            break;
+        case 'm':
+            if (cli_parse_long("solitaire", "--mirror", optarg, 0, 1 << 22, &mirror))
+                return CLI_USAGE;
             break;
         case 'n':
             if (cli_parse_u64("solitaire", "--max-nodes", optarg, &max_nodes)) return CLI_USAGE;
@@ -177,6 +189,7 @@ int cmd_solitaire(int argc, char **argv) {
                        .max_seconds = seconds,
                        .tt_bytes = (size_t)hash_mb << 20,
                        .beam_width = (int)beam,
+                       .mirror_width = (int)mirror,
                        .progress = show_progress,
                        .progress_arg = &prog};
     static gs_result_t res; /* large; one call per process */
@@ -208,6 +221,13 @@ int cmd_solitaire(int argc, char **argv) {
     else if (beam)
         printf("finder: no solution, %llu nodes, %.3f s\n", (unsigned long long)res.found_nodes,
                res.found_seconds);
+    if (res.mirror_len)
+        printf("mirror: %d moves, %llu nodes, %.3f s\n", res.mirror_len,
+               (unsigned long long)res.mirror_nodes, res.mirror_seconds);
+    else if (res.mirror_run)
+        printf("mirror: no solution of at most %d moves%s, %llu nodes, %.3f s\n", res.mirror_max,
+               res.mirror_aborted ? " before the budget ran out" : "",
+               (unsigned long long)res.mirror_nodes, res.mirror_seconds);
     if (res.perim_radius >= 0)
         printf("perimeter: %zu positions within %d moves of the goal\n", res.perim_entries,
                res.perim_radius);

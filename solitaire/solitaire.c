@@ -1,7 +1,10 @@
 /* solitaire/solitaire.c -- the one-player Gobs puzzle: rules, a beam finder, an IDA* prover. */
 #include "solitaire.h"
 
+#include "mirror.h"
+
 #include "../common/clock.h"
+#include "../common/hash.h"
 
 #include <assert.h>
 #include <limits.h>
@@ -200,21 +203,12 @@ static void bit_flip(uint64_t b[2], int sq) {
     b[sq >> 6] ^= (uint64_t)1 << (sq & 63);
 }
 
-static uint64_t mix64(uint64_t x) {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
-}
-
 static uint64_t key_hi(const ctx_t *c) {
     return c->occ[1] | c->white[1] << 17;
 }
 
 static size_t tt_index(uint64_t occ_lo, uint64_t white_lo, uint64_t hi, size_t mask) {
-    return (size_t)(mix64(occ_lo ^ mix64(white_lo ^ mix64(hi))) & mask) * TT_WAYS;
+    return (size_t)(gk_mix64(occ_lo ^ gk_mix64(white_lo ^ gk_mix64(hi))) & mask) * TT_WAYS;
 }
 
 static tt_entry_t *tt_bucket(const ctx_t *c) {
@@ -392,7 +386,7 @@ static int budget_spent(ctx_t *c, int phase, int bound) {
 }
 
 static size_t perim_home(size_t mask, uint64_t lo, uint64_t wlo, uint64_t hi) {
-    return (size_t)mix64(lo ^ mix64(wlo ^ mix64(hi))) & mask;
+    return (size_t)gk_mix64(lo ^ gk_mix64(wlo ^ gk_mix64(hi))) & mask;
 }
 
 /* The distance to the goal of the position (occ, white), or -1 when not in the table. */
@@ -691,14 +685,7 @@ static void ctx_setup(ctx_t *c, const gs_problem_t *p) {
         uint8_t *map = c->sym[c->nsym];
         int ok = 1;
         for (int sq = 0; sq < GS_SQUARES && ok; sq++) {
-            int f = sq % 9, r = sq / 9;
-            if (t & 1) {
-                int x = f;
-                f = r, r = x;
-            }
-            if (t & 2) f = 8 - f;
-            if (t & 4) r = 8 - r;
-            map[sq] = (uint8_t)(9 * r + f);
+            map[sq] = (uint8_t)gs_sym_square(t, sq);
             ok = gs_in_square(p, sq) == gs_in_square(p, map[sq]) &&
                  p->fixed[sq] == p->fixed[map[sq]] && p->white[sq] == p->white[map[sq]];
         }
@@ -1002,7 +989,7 @@ static int beam_find(ctx_t *c, int width, gs_result_t *res) {
     if (!b->cur || !b->next || !b->cur_hash || !b->next_hash) rc = GS_ERR_NOMEM;
     uint64_t z = 0x9e3779b97f4a7c15ULL;
     for (int sq = 0; sq < GS_SQUARES; sq++)
-        for (int v = 0; v < 4; v++) b->zob[sq][v] = v == GS_EMPTY ? 0 : mix64(z += 0x9e37ULL);
+        for (int v = 0; v < 4; v++) b->zob[sq][v] = v == GS_EMPTY ? 0 : gk_mix64(z += 0x9e37ULL);
     uint8_t start[GS_SQUARES];
     int first = c->first;
     memcpy(start, c->cell, sizeof start);
@@ -1034,9 +1021,9 @@ static void finder_budget(ctx_t *c, const gs_limits_t *lim) {
     c->max_seconds = lim->max_seconds * share;
 }
 
-/* IDA* from the start's estimate up to the finder's length (0: no limit). */
+/* IDA* from the start's estimate up to the finders' best length res->len (0: no limit). */
 static void ida(ctx_t *c, const gs_limits_t *lim, gs_result_t *res) {
-    int bound = heur(c->nb, c->sd), upper = res->found_len;
+    int bound = heur(c->nb, c->sd), upper = res->len;
     res->status = upper ? GS_FOUND : GS_BUDGET;
     res->lower_bound = bound;
     int moves = start_moves(c);
@@ -1072,6 +1059,62 @@ static void ida(ctx_t *c, const gs_limits_t *lim, gs_result_t *res) {
     }
 }
 
+#define MIRROR_NODES 1000000000ULL /* about 10 min */
+
+/* With no solution to beat, the palindrome finder stops at twice the start's bound: it is
+ * there for solutions near the bound, and a puzzle with no palindrome (3x3) would
+ * otherwise spend its whole budget on every depth up to GS_MAX_LEN. */
+static int mirror_len_cap(int lower) {
+    int cap = 2 * lower < 16 ? 16 : 2 * lower;
+    return cap < GS_MAX_LEN ? cap : GS_MAX_LEN;
+}
+
+/* The palindrome finder after the beam finder, for a solution shorter than the beam's.  It
+ * gets a finder budget of its own, counted from its start and within the whole budget;
+ * MIRROR_NODES when none is given. */
+static int mirror(ctx_t *c, const gs_problem_t *p, const gs_limits_t *lim, int lower,
+                  gs_result_t *res) {
+    uint64_t base = c->nodes;
+    double t = gk_now_s();
+    finder_budget(c, lim);
+    uint64_t cap = lim->max_nodes || lim->finder_nodes ? base + c->max_nodes : base + MIRROR_NODES;
+    if (lim->max_nodes && cap > lim->max_nodes) cap = lim->max_nodes;
+    double deadline = 0;
+    if (lim->max_seconds > 0) {
+        deadline = t + c->max_seconds;
+        if (deadline > c->t0 + lim->max_seconds) deadline = c->t0 + lim->max_seconds;
+    }
+    gs_mirror_limits_t ml = {.width = lim->mirror_width,
+                             .max_len = res->len ? res->len - 1 : mirror_len_cap(lower),
+                             .target = lower,
+                             .max_nodes = cap,
+                             .deadline = deadline,
+                             .progress = lim->progress,
+                             .progress_arg = lim->progress_arg,
+                             .t0 = c->t0};
+    int len = gs_mirror_find(p, &ml, res->moves, &c->nodes, &c->aborted), aborted = c->aborted;
+    c->aborted = 0;
+    res->mirror_nodes = c->nodes - base;
+    res->mirror_seconds = gk_now_s() - t;
+    if (len < 0) return len;
+    res->mirror_run = 1;
+    res->mirror_max = ml.max_len;
+    res->mirror_aborted = aborted;
+    if (len > 0) res->mirror_len = res->len = len;
+    return 0;
+}
+
+int gs_sym_square(int t, int sq) {
+    int f = sq % 9, r = sq / 9;
+    if (t & 1) {
+        int x = f;
+        f = r, r = x;
+    }
+    if (t & 2) f = 8 - f;
+    if (t & 4) r = 8 - r;
+    return 9 * r + f;
+}
+
 int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
     ctx_t *c = calloc(1, sizeof *c);
     if (!c) return GS_ERR_NOMEM;
@@ -1093,7 +1136,7 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
     c->t0 = gk_now_s();
     memset(res, 0, sizeof *res);
 
-    int err = 0;
+    int err = 0, lower = heur(c->nb, c->sd);
     if (lim->beam_width > 0) {
         finder_budget(c, lim);
         gs_state_t s0;
@@ -1105,6 +1148,8 @@ int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {
         res->found_seconds = gk_now_s() - c->t0;
         c->aborted = 0;
     }
+    if (!err && lim->mirror_width > 0 && !(res->len && res->len <= lower))
+        err = mirror(c, p, lim, lower, res);
     c->max_nodes = lim->max_nodes;
     c->max_seconds = lim->max_seconds;
     if (!err) ida(c, lim, res);

@@ -27,7 +27,7 @@ enum {
 /* GS_FOUND: a solution found (res->moves, res->len) but not proven shortest; every
  * solution has at least res->lower_bound moves. */
 enum { GS_SOLVED = 0, GS_NONE = 1, GS_BUDGET = 2, GS_FOUND = 3 };
-enum { GS_PHASE_FINDER = 0, GS_PHASE_PERIMETER = 1, GS_PHASE_PROOF = 2 };
+enum { GS_PHASE_FINDER = 0, GS_PHASE_PERIMETER = 1, GS_PHASE_PROOF = 2, GS_PHASE_MIRROR = 3 };
 
 typedef struct gs_problem {
     int n;                     /* size of the square, GS_MIN_N..GS_MAX_N */
@@ -55,6 +55,12 @@ typedef struct gs_limits {
     int beam_width;
     uint64_t finder_nodes;
     double finder_share;
+    /* The palindrome finder (solitaire/mirror.h), run after the beam finder unless that
+     * one's solution is as short as the start's bound: this many positions per depth
+     * (0 = none).  It looks for a solution shorter than the beam finder's, with a budget
+     * like the beam finder's counted from its own start (1 G nodes when the caller sets no
+     * limit), within the whole budget. */
+    int mirror_width;
     /* The perimeter: the positions within a few moves of the goal, found back from it
      * and kept with their exact distance, at most this many (0 = 3 M, about 100 MB for
      * 7x7's 1.6 M within 4 moves; < 0 = none).  Built only when the finder's first
@@ -73,10 +79,16 @@ typedef struct gs_result {
     int lower_bound; /* no solution is shorter */
     uint64_t nodes;
     double seconds;
-    size_t tt_bytes; /* the transposition table's size at the end */
-    int found_len;   /* the finder's solution length, or 0 when it found none */
-    uint64_t found_nodes;
+    size_t tt_bytes;      /* the transposition table's size at the end */
+    int found_len;        /* the beam finder's solution length, or 0 when it found none */
+    uint64_t found_nodes; /* nodes and seconds from the start to the beam finder's end */
     double found_seconds;
+    int mirror_run; /* 1 when the palindrome finder ran, for lengths up to mirror_max */
+    int mirror_max;
+    int mirror_aborted;    /* its budget ran out */
+    int mirror_len;        /* its length (0: none; only one shorter than found_len is kept) */
+    uint64_t mirror_nodes; /* its own nodes and seconds */
+    double mirror_seconds;
     int perim_radius;     /* every position within this many moves of the goal was in the
                            * perimeter (-1: not built) */
     size_t perim_entries; /* its size */
@@ -113,11 +125,15 @@ int gs_play(gs_state_t *s, gs_move_t m);
 /* 1 when every non-fixed square of the N x N square holds a white piece. */
 int gs_is_goal(const gs_problem_t *p, const gs_state_t *s);
 
-/* Finds a solution with the beam finder (when lim->beam_width > 0), then searches for a
- * shorter one by IDA* within the limits; IDA* stops as soon as its bound reaches the
- * found length, which proves that length shortest.  Returns 0 with res->status GS_SOLVED
- * (a proven shortest solution in res->moves), GS_FOUND (a solution, not proven
- * shortest), GS_NONE (proven unsolvable) or GS_BUDGET (limit reached, nothing found);
+/* The square that board symmetry t (1..7; bit 0 = transpose, bit 1 = reverse the files,
+ * bit 2 = reverse the ranks, applied in that order) maps square sq to. */
+int gs_sym_square(int t, int sq);
+
+/* Finds a solution with the beam finder (when lim->beam_width > 0) and the palindrome
+ * finder (lim->mirror_width > 0), then searches for a shorter one by IDA* within the limits; IDA*
+ * stops as soon as its bound reaches the found length, which proves that length shortest.  Returns
+ * 0 with res->status GS_SOLVED (a proven shortest solution in res->moves), GS_FOUND (a solution,
+ * not proven shortest), GS_NONE (proven unsolvable) or GS_BUDGET (limit reached, nothing found);
  * res->lower_bound holds in every case; or GS_ERR_NOMEM. */
 int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res);
 

@@ -39,7 +39,8 @@ fi
 expect_rc 0 "3x3" 3
 has "$T/out" "solved in 13 moves, shortest: proven" "3x3 length"
 replay "3x3" 3
-expect_rc 0 "3x3 IDA* alone" 3 --beam 0
+expect_rc 0 "3x3 IDA* alone" 3 --beam 0 --mirror 0
+grep -q "^mirror:" "$T/out" && bad "--mirror 0 ran the palindrome finder"
 has "$T/out" "solved in 13 moves, shortest: proven" "3x3 length without the finder"
 expect_rc 0 "3x3 preflip" 3 --preflip e4
 replay "3x3 preflip" 3 e4
@@ -53,12 +54,30 @@ replay "3x3 white e5" 3 "" "" e5
 expect_rc 0 "4x4" 4
 has "$T/out" "solved in 16 moves, shortest: proven" "4x4 length"
 replay "4x4" 4
+grep -q "^mirror:" "$T/out" && bad "4x4: the palindrome finder ran after a solution at the bound"
+# The palindrome finder alone: 4x4 and 3x3 --white e5 have palindromic shortest solutions.
+expect_rc 0 "4x4 palindrome" 4 --beam 0
+has "$T/out" "^mirror: 16 moves" "4x4 found by the palindrome finder"
+has "$T/out" "solved in 16 moves, shortest: proven" "4x4 palindrome length"
+replay "4x4 palindrome" 4
+expect_rc 0 "3x3 white palindrome" 3 --white e5 --beam 0
+has "$T/out" "^mirror: 8 moves" "3x3 --white e5 found by the palindrome finder"
+replay "3x3 white palindrome" 3 "" "" e5
+# 2x2 has none: the finder's 12 moves stand, and the palindrome finder says how far it looked.
+expect_rc 0 "2x2 no palindrome" 2
+has "$T/out" "^mirror: no solution of at most 11 moves, [0-9]* nodes" "2x2 palindrome line"
 # 5x5: the finder's 25 moves equal the start's lower bound (25 black pieces), so they are
 # proven shortest without an IDA* iteration (beam 2000: about 1 M nodes, under a second).
 expect_rc 0 "5x5" 5 --quiet --beam 2000
 has "$T/out" "solved in 25 moves, shortest: proven" "5x5 length"
 has "$T/out" "^finder: 25 moves" "5x5 found by the finder"
 replay "5x5" 5
+# 7x7 with the centre left white (the seed's variant): the beam finder finds nothing, the
+# palindrome finder 48 moves, the start's lower bound, so shortest (about 35 s, 220 MB).
+expect_rc 0 "7x7 white e5" 7 --white e5 --quiet
+has "$T/out" "^mirror: 48 moves" "7x7 --white e5 found by the palindrome finder"
+has "$T/out" "solved in 48 moves, shortest: proven" "7x7 --white e5 length"
+replay "7x7 white e5" 7 "" "" e5
 expect_rc 1 "no solution" 3 --preflip d4
 has "$T/out" "no solution" "corner pre-flip cannot move first"
 expect_rc 1 "budget" 3 --max-nodes 1000
@@ -94,6 +113,9 @@ expect_rc 2 "bad nodes" 3 --max-nodes -5
 expect_rc 2 "bad time" 3 --time 0
 expect_rc 2 "bad hash" 3 --hash 0
 expect_rc 2 "bad beam" 3 --beam -1
+expect_rc 2 "bad mirror" 3 --mirror -1
+has "$T/err" "--mirror" "the error names --mirror"
+expect_rc 2 "mirror not a number" 3 --mirror wide
 expect_rc 2 "white outside" 3 --white a1
 expect_rc 2 "white fixed" 3 --white e5 --fixed e5
 expect_rc 2 "white bad square" 3 --white j9
