@@ -224,7 +224,7 @@ int cmd_solitaire(int argc, char **argv) {
     if (res.mirror_len)
         printf("mirror: %d moves, %llu nodes, %.3f s\n", res.mirror_len,
                (unsigned long long)res.mirror_nodes, res.mirror_seconds);
-    else if (res.mirror_run)
+    else if (res.mirror_max)
         printf("mirror: no solution of at most %d moves%s, %llu nodes, %.3f s\n", res.mirror_max,
                res.mirror_aborted ? " before the budget ran out" : "",
                (unsigned long long)res.mirror_nodes, res.mirror_seconds);

@@ -11,9 +11,6 @@
  * piece that started white (its colour is reversed in the start with no white piece). */
 enum { SPECIAL = 4, COLOUR = 3, ODD_H = 3 };
 
-static const int dfile[8] = {1, 1, 0, -1, -1, -1, 0, 1};
-static const int drank[8] = {0, 1, 1, 1, 0, -1, -1, -1};
-
 typedef struct mkid {
     uint64_t hash;
     uint32_t parent;
@@ -285,21 +282,12 @@ static int run(mbeam_t *b, const gs_state_t *start, int max_len, gs_move_t *move
 }
 
 /* The symmetries to try, rotations by a quarter turn first (on 7x7 they find the
- * shortest solutions), as square maps in the encoding of bit 0 = transpose, bit 1 =
- * reverse the files, bit 2 = reverse the ranks.  Only those that keep the square and the
- * fixed pieces. */
+ * shortest solutions); only those that keep the square and the fixed pieces (colours do
+ * not matter: the condition reverses them). */
 static int symmetries(const gs_problem_t *p, uint8_t maps[7][GS_SQUARES]) {
     static const int order[7] = {3, 5, 6, 2, 4, 1, 7};
     int n = 0;
-    for (int i = 0; i < 7; i++) {
-        int t = order[i], ok = 1;
-        for (int q = 0; q < GS_SQUARES && ok; q++) {
-            maps[n][q] = (uint8_t)gs_sym_square(t, q);
-            ok = gs_in_square(p, q) == gs_in_square(p, maps[n][q]) &&
-                 p->fixed[q] == p->fixed[maps[n][q]];
-        }
-        n += ok;
-    }
+    for (int i = 0; i < 7; i++) n += gs_symmetry(p, order[i], 0, maps[n]);
     return n;
 }
 
@@ -335,15 +323,11 @@ int gs_mirror_find(const gs_problem_t *p, const gs_mirror_limits_t *lim, gs_move
     if (!b) return GS_ERR_NOMEM;
     b->p = p, b->lim = lim, b->nodes = nodes, b->aborted = aborted;
     int rc = beam_alloc(b, lim->width) ? GS_ERR_NOMEM : 0;
-    for (int q = 0; q < GS_SQUARES; q++) {
+    for (int q = 0; q < GS_SQUARES; q++)
         for (int v = 0; v < 8; v++)
             b->zob[q][v] =
                 (v & COLOUR) == GS_EMPTY ? 0 : gk_mix64(seed * (uint64_t)(8 * q + v + 1));
-        for (int d = 0; d < 8; d++) {
-            int f = q % 9 + dfile[d], r = q / 9 + drank[d];
-            b->nbr[q][d] = (int8_t)(f >= 0 && f < 9 && r >= 0 && r < 9 ? 9 * r + f : -1);
-        }
-    }
+    gs_neighbours(b->nbr);
     uint8_t maps[7][GS_SQUARES];
     int nsym = symmetries(p, maps), best = 0;
     gs_move_t *try = malloc(GS_MAX_LEN * sizeof *try);

@@ -653,14 +653,11 @@ static void ctx_setup(ctx_t *c, const gs_problem_t *p) {
     memset(c->nb, 0, sizeof c->nb);
     memset(c->sd, 0, sizeof c->sd);
     c->perim.radius = -1;
+    gs_neighbours(c->nbr);
     for (int sq = 0; sq < GS_SQUARES; sq++) {
         int f = sq % 9, r = sq / 9;
         c->fixed[sq] = p->fixed[sq];
         c->home[sq] = (uint8_t)(gs_in_square(p, sq) && !p->fixed[sq]);
-        for (int d = 0; d < 8; d++) {
-            int nf = f + dfile[d], nr = r + drank[d];
-            c->nbr[sq][d] = (int8_t)(nf >= 0 && nf < 9 && nr >= 0 && nr < 9 ? 9 * nr + nf : -1);
-        }
         /* A jump moves a piece two files and/or two ranks: its file and rank parities
          * never change, and it covers Chebyshev distance 2 per move. */
         int best = 99;
@@ -681,17 +678,7 @@ static void ctx_setup(ctx_t *c, const gs_problem_t *p) {
      * pre-flipped square in place (all 8 for odd N without options; for even N the
      * off-centre square leaves only the diagonal a1-i9). */
     c->nsym = 0;
-    for (int t = 1; t < 8; t++) {
-        uint8_t *map = c->sym[c->nsym];
-        int ok = 1;
-        for (int sq = 0; sq < GS_SQUARES && ok; sq++) {
-            map[sq] = (uint8_t)gs_sym_square(t, sq);
-            ok = gs_in_square(p, sq) == gs_in_square(p, map[sq]) &&
-                 p->fixed[sq] == p->fixed[map[sq]] && p->white[sq] == p->white[map[sq]];
-        }
-        if (ok && p->preflip >= 0) ok = map[p->preflip] == p->preflip;
-        if (ok) c->nsym++;
-    }
+    for (int t = 1; t < 8; t++) c->nsym += gs_symmetry(p, t, 1, c->sym[c->nsym]);
 }
 
 static void state_counts(const ctx_t *c, const uint8_t *cell, int nb[4], int sd[4], int *sum) {
@@ -1097,22 +1084,36 @@ static int mirror(ctx_t *c, const gs_problem_t *p, const gs_limits_t *lim, int l
     res->mirror_nodes = c->nodes - base;
     res->mirror_seconds = gk_now_s() - t;
     if (len < 0) return len;
-    res->mirror_run = 1;
     res->mirror_max = ml.max_len;
     res->mirror_aborted = aborted;
     if (len > 0) res->mirror_len = res->len = len;
     return 0;
 }
 
-int gs_sym_square(int t, int sq) {
-    int f = sq % 9, r = sq / 9;
-    if (t & 1) {
-        int x = f;
-        f = r, r = x;
+void gs_neighbours(int8_t nbr[GS_SQUARES][8]) {
+    for (int sq = 0; sq < GS_SQUARES; sq++)
+        for (int d = 0; d < 8; d++) {
+            int f = sq % 9 + dfile[d], r = sq / 9 + drank[d];
+            nbr[sq][d] = (int8_t)(f >= 0 && f < 9 && r >= 0 && r < 9 ? 9 * r + f : -1);
+        }
+}
+
+int gs_symmetry(const gs_problem_t *p, int t, int colours, uint8_t map[GS_SQUARES]) {
+    for (int sq = 0; sq < GS_SQUARES; sq++) {
+        int f = sq % 9, r = sq / 9;
+        if (t & 1) {
+            int x = f;
+            f = r, r = x;
+        }
+        if (t & 2) f = 8 - f;
+        if (t & 4) r = 8 - r;
+        map[sq] = (uint8_t)(9 * r + f);
     }
-    if (t & 2) f = 8 - f;
-    if (t & 4) r = 8 - r;
-    return 9 * r + f;
+    for (int sq = 0; sq < GS_SQUARES; sq++)
+        if (gs_in_square(p, sq) != gs_in_square(p, map[sq]) || p->fixed[sq] != p->fixed[map[sq]] ||
+            (colours && p->white[sq] != p->white[map[sq]]))
+            return 0;
+    return !colours || p->preflip < 0 || map[p->preflip] == p->preflip;
 }
 
 int gs_solve(const gs_problem_t *p, const gs_limits_t *lim, gs_result_t *res) {

@@ -83,8 +83,7 @@ typedef struct gs_result {
     int found_len;        /* the beam finder's solution length, or 0 when it found none */
     uint64_t found_nodes; /* nodes and seconds from the start to the beam finder's end */
     double found_seconds;
-    int mirror_run; /* 1 when the palindrome finder ran, for lengths up to mirror_max */
-    int mirror_max;
+    int mirror_max;        /* it ran for lengths up to this (0: it did not run) */
     int mirror_aborted;    /* its budget ran out */
     int mirror_len;        /* its length (0: none; only one shorter than found_len is kept) */
     uint64_t mirror_nodes; /* its own nodes and seconds */
@@ -125,9 +124,15 @@ int gs_play(gs_state_t *s, gs_move_t m);
 /* 1 when every non-fixed square of the N x N square holds a white piece. */
 int gs_is_goal(const gs_problem_t *p, const gs_state_t *s);
 
-/* The square that board symmetry t (1..7; bit 0 = transpose, bit 1 = reverse the files,
- * bit 2 = reverse the ranks, applied in that order) maps square sq to. */
-int gs_sym_square(int t, int sq);
+/* The neighbour of each square in each of the 8 directions (-1 off the board); direction
+ * d and d ^ 4 are opposite. */
+void gs_neighbours(int8_t nbr[GS_SQUARES][8]);
+
+/* Fills map with board symmetry t (1..7; bit 0 = transpose, bit 1 = reverse the files,
+ * bit 2 = reverse the ranks, applied in that order) as a square map; returns 1 when it
+ * keeps the problem's square and fixed pieces (and, with colours, its white and
+ * pre-flipped squares), 0 otherwise. */
+int gs_symmetry(const gs_problem_t *p, int t, int colours, uint8_t map[GS_SQUARES]);
 
 /* Finds a solution with the beam finder (when lim->beam_width > 0) and the palindrome
  * finder (lim->mirror_width > 0), then searches for a shorter one by IDA* within the limits; IDA*
