@@ -72,12 +72,6 @@ expect_rc 0 "5x5" 5 --quiet --beam 2000
 has "$T/out" "solved in 25 moves, shortest: proven" "5x5 length"
 has "$T/out" "^finder: 25 moves" "5x5 found by the finder"
 replay "5x5" 5
-# 7x7 with the centre left white (the seed's variant): the beam finder finds nothing, the
-# palindrome finder 48 moves, the start's lower bound, so shortest (about 35 s, 220 MB).
-expect_rc 0 "7x7 white e5" 7 --white e5 --quiet
-has "$T/out" "^mirror: 48 moves" "7x7 --white e5 found by the palindrome finder"
-has "$T/out" "solved in 48 moves, shortest: proven" "7x7 --white e5 length"
-replay "7x7 white e5" 7 "" "" e5
 expect_rc 1 "no solution" 3 --preflip d4
 has "$T/out" "no solution" "corner pre-flip cannot move first"
 expect_rc 1 "budget" 3 --max-nodes 1000
