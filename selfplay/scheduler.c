@@ -48,11 +48,12 @@
 #include "../data/xxh64.h"
 #include "mpi_send.h"
 
-#define POLL_MS     2
-#define LEASE_MAX   64                  /* most games per lease, and per report */
-#define MSG_MAX     (3 + 2 * LEASE_MAX) /* the longest message: a GRANT */
-#define HEARTBEAT_S 1.0                 /* a rank's PROG: also its sign of life */
-#define ASK_AGAIN_S 0.2                 /* after "no work now, but some may come back" */
+#define POLL_MS       2
+#define LEASE_MAX     64                  /* most games per lease, and per report */
+#define MSG_MAX       (3 + 2 * LEASE_MAX) /* the longest message: a GRANT */
+#define HEARTBEAT_S   1.0                 /* a rank's PROG: also its sign of life */
+#define ASK_AGAIN_S   0.2                 /* after "no work now, but some may come back" */
+#define AUDIT_GRACE_S 2.0 /* a lost rank's last kept games: looked for this long after a frame */
 enum { TAG_REQ = 7101, TAG_GRANT, TAG_PROG, TAG_STOP, TAG_DONE, TAG_BYE };
 
 /* Counters a rank reports (cumulative). */
@@ -192,6 +193,11 @@ typedef struct peer {
     bool done, lost;
     held_t *held;
     size_t nheld, cap;
+    /* The games the last GRANT told this rank to keep.  The rank's next REQ or DONE says
+     * that GRANT arrived; until then, should the rank be lost, the GRANT may have been cut
+     * off with them and nobody would write them: audit() looks for them on disk. */
+    uint64_t limbo[LEASE_MAX];
+    int nlimbo;
 } peer_t;
 
 /* A game leased more than once: pending until leased again, owned once reported. */
@@ -340,10 +346,12 @@ static relet_t *relet_find(coord_t *k, uint64_t idx) {
     return NULL;
 }
 
-/* Game idx goes back to the pool, not to be given to `holder` again. */
-static int release(coord_t *k, uint64_t idx, int holder) {
+/* Game idx goes back to the pool, not to be given to `holder` again; a game already
+ * owned (reported and kept) stays where it is unless `disown`. */
+static int release(coord_t *k, uint64_t idx, int holder, bool disown) {
     relet_t *e = relet_find(k, idx);
-    if (e && e->owned) return 0;
+    if (e && e->owned && !disown) return 0;
+    if (e) e->owned = false;
     if (!e) {
         relet_t *a = room_for_one(k->relet, &k->caprelet, k->nrelet, sizeof *k->relet);
         if (!a) return -1;
@@ -419,12 +427,47 @@ static int lose(coord_t *k, int r, const char *why) {
     k->nlost++;
     size_t n = p->nheld;
     for (size_t i = 0; i < n; i++)
-        if (release(k, p->held[i].index, r)) return -1;
+        if (release(k, p->held[i].index, r, false)) return -1;
     p->nheld = 0;
     if (k->o->out)
         fprintf(k->o->out,
                 "selfplay: rank %d %s: given up as lost; its %zu leased game%s leased again\n", r,
                 why, n, n == 1 ? "" : "s");
+    return 0;
+}
+
+static int read_indices(const sp_run_opts_t *o, bool strict, uint64_t **have_out, uint64_t *n_out,
+                        char *err, size_t errcap);
+static int cmp_u64(const void *a, const void *b);
+
+/* Rank 0: the games the last GRANT to a lost rank told it to keep, once that rank has had
+ * the time to write them (a frame's wait, frame_seconds, and AUDIT_GRACE_S), are looked
+ * for in DIR; those missing were cut off with the GRANT and are leased again.  A rank that
+ * got the GRANT but stalled longer than that before writing would write them twice. */
+static int audit(coord_t *k, bool stopping, char *err, size_t errcap) {
+    double t = gk_now_s();
+    for (int r = 1; r < k->ranks && !stopping; r++) {
+        peer_t *p = &k->peer[r];
+        if (!p->lost || !p->nlimbo || t < p->heard + k->o->frame_seconds + AUDIT_GRACE_S) continue;
+        uint64_t *have = NULL, n = 0;
+        GK_FORWARD_IF(read_indices(k->o, false, &have, &n, err, errcap));
+        int missing = 0;
+        for (int i = 0; i < p->nlimbo; i++) {
+            if (n && bsearch(&p->limbo[i], have, n, sizeof *have, cmp_u64)) continue;
+            if (release(k, p->limbo[i], r, true)) {
+                free(have);
+                return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
+            }
+            missing++;
+        }
+        free(have);
+        if (k->o->out && missing)
+            fprintf(k->o->out,
+                    "selfplay: rank %d: %d of the %d games its last grant kept are not on disk;"
+                    " leased again\n",
+                    r, missing, p->nlimbo);
+        p->nlimbo = 0;
+    }
     return 0;
 }
 
@@ -445,7 +488,7 @@ static int check_peers(coord_t *k, bool stopping) {
         }
         for (size_t i = 0; i < p->nheld; i++)
             if (p->held[i].t >= 0 && t - p->held[i].t > dl) {
-                if (release(k, p->held[i].index, r)) return -1;
+                if (release(k, p->held[i].index, r, false)) return -1;
                 p->held[i].t = -1;
             }
     }
@@ -458,7 +501,8 @@ static bool all_leased_back(const coord_t *k) {
     for (size_t i = 0; i < k->nrelet; i++)
         if (k->relet[i].pending) return false;
     for (int r = 0; r < k->ranks; r++)
-        if (!k->peer[r].lost && k->peer[r].nheld) return false;
+        if ((!k->peer[r].lost && k->peer[r].nheld) || (k->peer[r].lost && k->peer[r].nlimbo))
+            return false;
     return true;
 }
 
@@ -473,7 +517,11 @@ static int answer(coord_t *k, int r, const int64_t *buf, int n, bool stopping, c
     uint64_t want = buf[0] < 0 ? 0 : buf[0] > LEASE_MAX ? LEASE_MAX : (uint64_t)buf[0];
     int m = (int)buf[1];
     int64_t verdict[LEASE_MAX];
-    for (int i = 0; i < m; i++) verdict[i] = !p->lost && report(k, r, (uint64_t)buf[2 + i]);
+    p->nlimbo = 0; /* r has no REQ in flight but this one: it has the last GRANT */
+    for (int i = 0; i < m; i++) {
+        verdict[i] = !p->lost && report(k, r, (uint64_t)buf[2 + i]);
+        if (verdict[i]) p->limbo[p->nlimbo++] = (uint64_t)buf[2 + i];
+    }
     uint64_t got = stopping || p->lost || !want ? 0 : lease(k, r, want, (uint64_t *)(g + 1));
     g[0] = (int64_t)got;
     g[1 + got] = m;
@@ -511,6 +559,7 @@ static int serve(coord_t *k, bool stopping, char *err, size_t errcap) {
             if (st.MPI_TAG == TAG_DONE) {
                 if (p->done) return gk_fail(err, errcap, GK_E_MPI, "rank %d finished twice", r);
                 p->done = true;
+                p->nlimbo = 0; /* r wrote all it will write */
                 if (p->lost) { /* it came back after all: let it go */
                     int64_t bye = 1;
                     GK_FORWARD_IF(post(k, &bye, 1, r, TAG_BYE, err, errcap));
@@ -719,6 +768,7 @@ static int coordinate0(coord_t *k, char *err, size_t errcap) {
         double t = gk_now_s();
         if (t >= next_check) {
             if (check_peers(k, stopping)) return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
+            GK_FORWARD_IF(audit(k, stopping, err, errcap));
             next_check = t + 0.05;
         }
         if (!finished_local) {
