@@ -330,6 +330,45 @@ static int keep(coord_t *k, finished_t *f, bool owned, char *err, size_t errcap)
     return rc;
 }
 
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every game index in DIR's shards, sorted, into *have (malloc'd; *n of them).  strict:
+ * a damaged shard is an error; else its sound frames count (a rank given up as lost may
+ * be writing its shard as it is read). */
+static int read_indices(const sp_run_opts_t *o, bool strict, uint64_t **have_out, uint64_t *n_out,
+                        char *err, size_t errcap) {
+    gl_logset_t ls;
+    GK_FORWARD_IF(gl_logset_open(&ls, o->dir, false, err, errcap));
+    uint64_t total = 0;
+    for (int i = 0; i < ls.nshards; i++) total += ls.shard[i].nindex;
+    uint64_t *have = malloc((size_t)(total ? total : 1) * sizeof *have);
+    if (!have) {
+        gl_logset_free(&ls);
+        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
+    }
+    uint64_t n = 0;
+    for (int i = 0; i < ls.nshards; i++) {
+        if (strict && ls.shard[i].status != GL_SHARD_OK) {
+            gk_fail(err, errcap, GK_E_FORMAT, "%s: %s (%s)", ls.path[i], ls.shard[i].problem,
+                    ls.shard[i].status == GL_SHARD_TORN ? "torn" : "corrupt");
+            gl_logset_free(&ls);
+            free(have);
+            return GK_E_FORMAT;
+        }
+        if (ls.shard[i].nindex) /* an empty shard has no index array */
+            memcpy(have + n, ls.shard[i].index, ls.shard[i].nindex * sizeof *have);
+        n += ls.shard[i].nindex;
+    }
+    gl_logset_free(&ls);
+    qsort(have, (size_t)n, sizeof *have, cmp_u64);
+    *have_out = have;
+    *n_out = n;
+    return 0;
+}
+
 /* ---- rank 0's books: leases, reports, lost ranks */
 
 static int hold(peer_t *p, uint64_t idx, double t) {
@@ -350,8 +389,10 @@ static relet_t *relet_find(coord_t *k, uint64_t idx) {
  * owned (reported and kept) stays where it is unless `disown`. */
 static int release(coord_t *k, uint64_t idx, int holder, bool disown) {
     relet_t *e = relet_find(k, idx);
-    if (e && e->owned && !disown) return 0;
-    if (e) e->owned = false;
+    if (e && e->owned) {
+        if (!disown) return 0;
+        e->owned = false;
+    }
     if (!e) {
         relet_t *a = room_for_one(k->relet, &k->caprelet, k->nrelet, sizeof *k->relet);
         if (!a) return -1;
@@ -435,10 +476,6 @@ static int lose(coord_t *k, int r, const char *why) {
                 why, n, n == 1 ? "" : "s");
     return 0;
 }
-
-static int read_indices(const sp_run_opts_t *o, bool strict, uint64_t **have_out, uint64_t *n_out,
-                        char *err, size_t errcap);
-static int cmp_u64(const void *a, const void *b);
 
 /* Rank 0: the games the last GRANT to a lost rank told it to keep, once that rank has had
  * the time to write them (a frame's wait, frame_seconds, and AUDIT_GRACE_S), are looked
@@ -926,45 +963,6 @@ static int manifest_setup(const sp_run_opts_t *o, const char *settings, char *er
     m.fingerprint = gk_xxh64(m.settings, strlen(m.settings), 0);
     snprintf(m.engine, sizeof m.engine, "%s", GK_VERSION);
     return gl_manifest_write(o->dir, &m, err, errcap);
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Every game index in DIR's shards, sorted, into *have (malloc'd; *n of them).  strict:
- * a damaged shard is an error; else its sound frames count (a rank given up as lost may
- * be writing its shard as it is read). */
-static int read_indices(const sp_run_opts_t *o, bool strict, uint64_t **have_out, uint64_t *n_out,
-                        char *err, size_t errcap) {
-    gl_logset_t ls;
-    GK_FORWARD_IF(gl_logset_open(&ls, o->dir, false, err, errcap));
-    uint64_t total = 0;
-    for (int i = 0; i < ls.nshards; i++) total += ls.shard[i].nindex;
-    uint64_t *have = malloc((size_t)(total ? total : 1) * sizeof *have);
-    if (!have) {
-        gl_logset_free(&ls);
-        return gk_fail(err, errcap, GK_E_NOMEM, "out of memory");
-    }
-    uint64_t n = 0;
-    for (int i = 0; i < ls.nshards; i++) {
-        if (strict && ls.shard[i].status != GL_SHARD_OK) {
-            gk_fail(err, errcap, GK_E_FORMAT, "%s: %s (%s)", ls.path[i], ls.shard[i].problem,
-                    ls.shard[i].status == GL_SHARD_TORN ? "torn" : "corrupt");
-            gl_logset_free(&ls);
-            free(have);
-            return GK_E_FORMAT;
-        }
-        if (ls.shard[i].nindex) /* an empty shard has no index array */
-            memcpy(have + n, ls.shard[i].index, ls.shard[i].nindex * sizeof *have);
-        n += ls.shard[i].nindex;
-    }
-    gl_logset_free(&ls);
-    qsort(have, (size_t)n, sizeof *have, cmp_u64);
-    *have_out = have;
-    *n_out = n;
-    return 0;
 }
 
 /* Rank 0: the missing indices of 0..N-1, after every writer has cut its torn tail. */

@@ -4,6 +4,7 @@
 #include "../common/clock.h"
 #include "../common/hash.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,7 +42,7 @@ typedef struct mbeam {
     mstep_t *steps[GS_MAX_LEN / 2 + 2];
     uint64_t *nodes;
     int *aborted;
-    int tie_order; /* the order among equal h: 0 a hash of the position, 1 generation */
+    bool gen_ties; /* equal h kept in generation order, not in the order of a hash */
 } mbeam_t;
 
 static int movable(int c) {
@@ -194,18 +195,18 @@ static int spent(const mbeam_t *b) {
     return *b->aborted;
 }
 
-/* Keeps the width best children (smallest h; among equals, in b->tie_order: a hash of the
+/* Keeps the width best children (smallest h; among equals, in the order of a hash of the
  * position, so that a tie does not favour the children of the first parents and the beam
- * stays diverse, or the order of generation) as the next depth; returns how many, or a
- * solution's length (negated) found among them into moves.  Two stable counting sorts: by
- * the hash's top bits (skipped for generation order), then h. */
+ * stays diverse, or with b->gen_ties in the order of generation) as the next depth; returns how
+ * many, or a solution's length (negated) found among them into moves.  Two stable counting sorts:
+ * by the hash's top bits (skipped for generation order), then h. */
 static long select_kids(mbeam_t *b, long nk, int g, int odd, int max_len, gs_move_t *moves) {
     enum { TIE_BITS = 16 };
     size_t *tie = b->tie;
-    memset(tie, 0, ((1u << TIE_BITS) + 1) * sizeof *tie);
-    if (b->tie_order == 1) {
+    if (b->gen_ties) {
         for (long k = 0; k < nk; k++) b->tmp[k] = (uint32_t)k;
     } else {
+        memset(tie, 0, ((1u << TIE_BITS) + 1) * sizeof *tie);
         for (long k = 0; k < nk; k++) tie[(b->kids[k].hash >> (64 - TIE_BITS)) + 1]++;
         for (size_t t = 1; t <= 1u << TIE_BITS; t++) tie[t] += tie[t - 1];
         for (long k = 0; k < nk; k++)
@@ -346,7 +347,7 @@ int gs_mirror_find(const gs_problem_t *p, const gs_mirror_limits_t *lim, gs_move
      * W = 100 k: 60 by hash, 56 by generation), and a second beam is cheap next to IDA*. */
     for (int r = 0; r < 2 * nsym && !rc && !*aborted && !(best && best <= lim->target); r++) {
         int t = r / 2;
-        b->tie_order = r % 2;
+        b->gen_ties = r % 2 == 1;
         memcpy(b->map, maps[t], sizeof b->map);
         for (int q = 0; q < GS_SQUARES; q++) b->inv[b->map[q]] = (uint8_t)q;
         int max_len = best ? best - 1 : lim->max_len;
