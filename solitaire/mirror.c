@@ -272,7 +272,7 @@ static int run(mbeam_t *b, const gs_state_t *start, int max_len, gs_move_t *move
         *b->nodes += (uint64_t)nk;
         if (b->lim->progress)
             b->lim->progress(b->lim->progress_arg, GS_PHASE_MIRROR, 2 * (g + 1) + odd, *b->nodes,
-                             gk_now_s() - b->lim->t0);
+                             gk_now_s() - b->lim->t0, -1.0);
         if (spent(b)) return 0;
         if (!b->steps[g + 1] && !(b->steps[g + 1] = malloc((size_t)b->width * sizeof(mstep_t))))
             return -1;

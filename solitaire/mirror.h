@@ -26,7 +26,7 @@ typedef struct gs_mirror_limits {
     double deadline;    /* stop once gk_now_s() passes this (0 = none) */
     /* As in gs_limits_t (phase GS_PHASE_MIRROR, bound = the length a hit at the current
      * depth would give); seconds count from t0. */
-    void (*progress)(void *arg, int phase, int bound, uint64_t nodes, double seconds);
+    void (*progress)(void *arg, int phase, int bound, uint64_t nodes, double seconds, double done);
     void *progress_arg;
     double t0;
 } gs_mirror_limits_t;

@@ -23,6 +23,7 @@ enum {
     GS_ERR_NOMEM = -4,
     GS_ERR_PARSE = -5,
     GS_ERR_WHITE = -6,
+    GS_ERR_SHARE = -7,
 };
 /* GS_FOUND: a solution found (res->moves, res->len) but not proven shortest; every
  * solution has at least res->lower_bound moves. */
@@ -44,6 +45,17 @@ typedef struct gs_state {
 typedef struct gs_move {
     uint8_t from, over, to;
 } gs_move_t;
+
+/* What the parts of a proof split among processes tell each other after each IDA*
+ * iteration (and once after the finders): see gs_limits_t.share. */
+typedef struct gs_share {
+    uint64_t nodes; /* summed over the parts */
+    uint64_t key;   /* the least over the parts; UINT64_MAX: this part has nothing to give */
+    int next_bound; /* the least */
+    int aborted;    /* the largest */
+    int len;        /* the moves of the part whose key is least (the lowest such part) */
+    gs_move_t moves[GS_MAX_LEN];
+} gs_share_t;
 
 typedef struct gs_limits {
     uint64_t max_nodes; /* 0 = no limit */
@@ -68,9 +80,31 @@ typedef struct gs_limits {
     long perim_entries;
     /* Called every 16k nodes or so, and at each new bound, when not NULL (progress lines):
      * the phase (GS_PHASE_*), its bound (the finder's length bound, the perimeter layer
-     * being built, the IDA* iteration's bound), nodes so far, seconds since the start. */
-    void (*progress)(void *arg, int phase, int bound, uint64_t nodes, double seconds);
+     * being built, the IDA* iteration's bound), nodes so far (this part's), seconds since
+     * the start, and in a parallel proof the share of this part's frontier positions
+     * searched in the iteration (else -1). */
+    void (*progress)(void *arg, int phase, int bound, uint64_t nodes, double seconds, double done);
     void *progress_arg;
+    /* Parallel proof.  Each IDA* iteration lists the positions a few moves deep (the
+     * frontier, the same on every part: at least 64 per thread of every part) in the
+     * serial search's order; item i belongs to part i % parts, whose threads take its
+     * items one at a time.  One thread: a table that grows as the serial one does.  More:
+     * the part's threads share one table of tt_bytes, allocated whole, with a lock per
+     * group of buckets (its entries are facts, "no solution within B moves", so sharing
+     * them changes which subtrees are skipped, never which solution is found).
+     * The solution returned is the one of the lowest item, which is the one the serial
+     * search finds, and is proven shortest as there; only the node counts depend on the
+     * split.  threads <= 1 and parts <= 1: the serial search.  With parts > 1 every part
+     * runs the same call (the finders too) and share, which must then be set, combines
+     * a gs_share_t across the parts as its comments say (every part gets the result;
+     * MPI_Allreduce and a broadcast, say) and returns 0, or non-zero on failure
+     * (GS_ERR_SHARE).  max_nodes counts every part's nodes, each part taking an equal
+     * share of what is left; a part that finds a solution does not stop the others
+     * before the end of the iteration. */
+    int threads;
+    int part, parts;
+    int (*share)(void *arg, gs_share_t *s);
+    void *share_arg;
 } gs_limits_t;
 
 typedef struct gs_result {
@@ -91,6 +125,8 @@ typedef struct gs_result {
     int perim_radius;     /* every position within this many moves of the goal was in the
                            * perimeter (-1: not built) */
     size_t perim_entries; /* its size */
+    int frontier_depth;   /* the parallel proof's last frontier: its depth, 0 when serial */
+    uint64_t frontier_items;
     gs_move_t moves[GS_MAX_LEN];
 } gs_result_t;
 
