@@ -109,7 +109,8 @@ struct ab_search {
     gk_action_t root_best;
     int root_best_score;
     int root_done; /* root moves fully searched in the current iteration */
-    int plain;     /* ab_limits_t.plain: no table, no ordering */
+    int plain;     /* ab_limits_t.plain: values from the search alone (no table values) */
+    int order;     /* move ordering (and the table's move as a hint); plain: unless literal */
     /* plain: the triangular principal variation, pvt[dist] the line from dist on */
     gk_action_t pvt[AB_MAX_DEPTH + 2][AB_MAX_PV];
     int pvn[AB_MAX_DEPTH + 2];
@@ -172,6 +173,15 @@ static void pv_update(ab_search_t *s, int dist, gk_action_t a) {
     s->pvn[dist] = m + 1;
 }
 
+static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int beta, int dist);
+
+/* The value of q (reached from p by one action) for p's side to move, window (lo, hi). */
+static int child(ab_search_t *s, const gk_pos_t *p, const gk_pos_t *q, int depth, int lo, int hi,
+                 int dist) {
+    if (q->stm == p->stm) return negamax(s, q, depth - 1, lo, hi, dist + 1);
+    return -negamax(s, q, depth - 1, -hi, -lo, dist + 1);
+}
+
 static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int beta, int dist) {
     /* acts[dist], keys[dist], killer[dist] and path[dist + 1] have room up to AB_MAX_DEPTH;
      * callers never recurse into a finished position. */
@@ -186,10 +196,10 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     int alpha0 = alpha;
     tt_entry_t *te = &s->tt[p->hash & s->tt_mask];
     gk_action_t ttmove = GK_NO_ACTION;
-    if (!s->plain && te->key == p->hash) {
+    if (s->order && te->key == p->hash) {
         ttmove = te->move;
         int v = from_tt(te->score, dist);
-        if (dist > 0 && te->depth >= depth &&
+        if (!s->plain && dist > 0 && te->depth >= depth &&
             (te->flag == TT_EXACT || (te->flag == TT_LOWER && v >= beta) ||
              (te->flag == TT_UPPER && v <= alpha)))
             return v;
@@ -201,8 +211,8 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     if (n <= 0) return -(BL_WIN - dist); /* no legal action: the side to move loses */
 
     /* Move ordering: the table's move, killers, history; near the root (depth >= 2) the
-     * static value of each child, which pays for itself in cut-offs.  Plain: none. */
-    for (int i = 0; i < n && !s->plain; i++) {
+     * static value of each child, which pays for itself in cut-offs.  Literal: none. */
+    for (int i = 0; i < n && s->order; i++) {
         gk_action_t a = acts[i];
         int64_t k = s->history[hist_slot(a, p->stm)];
         if (a == ttmove)
@@ -227,7 +237,7 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     int best = INT32_MIN;
     gk_action_t bestmove = GK_NO_ACTION;
     for (int i = 0; i < n; i++) {
-        if (!s->plain) {
+        if (s->order) {
             int j = i;
             for (int k = i + 1; k < n; k++)
                 if (keys[k] > keys[j]) j = k;
@@ -248,10 +258,12 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
             v = 0;
         } else {
             s->path[dist + 1] = q.in_turn == 0 ? q.hash : 0;
-            if (q.stm == p->stm)
-                v = negamax(s, &q, depth - 1, alpha, beta, dist + 1);
-            else
-                v = -negamax(s, &q, depth - 1, -beta, -alpha, dist + 1);
+            /* Plain, ordered: after the first action a null window, and the full one only
+             * for an action that beats alpha (principal variation search). */
+            int lo = alpha,
+                hi = s->plain && s->order && i > 0 && alpha + 1 < beta ? alpha + 1 : beta;
+            v = child(s, p, &q, depth, lo, hi, dist);
+            if (hi < beta && v > lo && !s->stop) v = child(s, p, &q, depth, lo, beta, dist);
         }
         if (s->stop) return 0;
         if (dist == 0) s->root_done++;
@@ -264,7 +276,7 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
             alpha = v;
             if (s->plain) pv_update(s, dist, a);
         }
-        if (alpha >= beta && s->plain) break;
+        if (alpha >= beta && !s->order) break;
         if (alpha >= beta) {
             unsigned h = hist_slot(a, p->stm);
             if (s->history[h] < (1 << 28)) s->history[h] += depth * depth;
@@ -277,7 +289,8 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
     }
 
     assert(bestmove != GK_NO_ACTION && best > INT32_MIN);
-    if (s->plain) return best;
+    if (!s->order) return best;
+    /* Plain: the move is a hint for the next iteration; the score is never read. */
     te->key = p->hash;
     te->move = bestmove;
     te->score = to_tt(best, dist);
@@ -287,15 +300,15 @@ static int negamax(ab_search_t *s, const gk_pos_t *p, int depth, int alpha, int 
 }
 
 /* The value of root action a for the side to move of p, searched to `depth` with the
- * window (lo, +inf) at dist 0 (the result is exact when above lo). */
-static int root_child(ab_search_t *s, const gk_pos_t *p, gk_action_t a, int depth, int lo) {
+ * window (lo, hi) at dist 0 (exact inside it, a bound outside). */
+static int root_child(ab_search_t *s, const gk_pos_t *p, gk_action_t a, int depth, int lo, int hi) {
     gk_pos_t q = *p;
     gk_play(&q, a);
     if (gk_over(&q)) return final_score(&q, p->stm, 1);
     if (q.in_turn == 0 && repeated(s, &q, 0)) return 0;
     s->path[1] = q.in_turn == 0 ? q.hash : 0;
-    if (q.stm == p->stm) return negamax(s, &q, depth - 1, lo, BL_WIN + 1, 1);
-    return -negamax(s, &q, depth - 1, -BL_WIN - 1, -lo, 1);
+    if (q.stm == p->stm) return negamax(s, &q, depth - 1, lo, hi, 1);
+    return -negamax(s, &q, depth - 1, -hi, -lo, 1);
 }
 
 /* ab_limits_t.top_k: the K best root actions, exactly scored, into out->top[]. */
@@ -307,7 +320,7 @@ static void rank_root(ab_search_t *s, const gk_pos_t *p, int depth, int k, int f
     out->ntop = 0;
     for (int i = 0; i < n; i++) {
         int lo = out->ntop >= k && out->top_score[k - 1] > floor ? out->top_score[k - 1] : floor;
-        int v = root_child(s, p, acts[i], depth, lo);
+        int v = root_child(s, p, acts[i], depth, lo, BL_WIN + 1);
         if (s->stop) break;
         if (v <= lo) continue;
         /* After the earlier actions of equal score (ties go to gen() order). */
@@ -321,6 +334,62 @@ static void rank_root(ab_search_t *s, const gk_pos_t *p, int depth, int k, int f
         out->top_score[at] = v;
         if (out->ntop < k) out->ntop++;
     }
+}
+
+/* ab_limits_t.plain with ordering: the move and score of the literal search, which
+ * returns the first action in gen() order of the largest exact score at maxd.  Ordered
+ * iterations to maxd - 1 give the hints; values come from the searches alone (none from
+ * the table: a repetition on the path makes them depend on it), so the last iteration's
+ * score is the literal one, and the actions gen() lists before the one it chose are each
+ * tested with a null window for the same score.  Under a deadline: the deepest result. */
+static void deepen(ab_search_t *s, const gk_pos_t *p, int maxd, gk_action_t *best, int *score,
+                   ab_result_t *out);
+
+static void plain_search(ab_search_t *s, const gk_pos_t *p, int maxd, gk_action_t *best, int *score,
+                         ab_result_t *out) {
+    s->root_best = GK_NO_ACTION;
+    s->root_done = 0;
+    if (!s->order) {
+        int v = negamax(s, p, maxd, -BL_WIN - 1, BL_WIN + 1, 0);
+        if (!s->stop || s->root_done > 0) *best = s->root_best;
+        *score = s->stop ? s->root_best_score : v;
+        if (!s->stop) out->depth = maxd;
+        return;
+    }
+    gk_action_t hint = GK_NO_ACTION;
+    if (maxd > 1) {
+        deepen(s, p, maxd - 1, best, score, out);
+        out->depth = 0; /* the fixed depth alone counts */
+        if (s->stop) return;
+        hint = *best;
+    }
+    /* The hint first, exactly; then the others in gen() order, each asked "at least the
+     * best score so far?" (window (cur - 1, cur)) and scored exactly only when it is. */
+    gk_action_t *acts = s->acts[0]; /* the children use acts[1..] */
+    int n = gk_gen(p, acts), first = 0, cur_i = -1, cur = 0;
+    for (int i = 0; i < n; i++)
+        if (acts[i] == hint) first = i;
+    for (int k = 0; k < n; k++) {
+        int i = k == 0 ? first : k <= first ? k - 1 : k;
+        s->pvn[1] = 0;
+        int v = root_child(s, p, acts[i], maxd, cur_i < 0 ? -BL_WIN - 1 : cur - 1,
+                           cur_i < 0 ? BL_WIN + 1 : cur);
+        if (s->stop) break;
+        if (cur_i >= 0 && v < cur) continue;
+        if (cur_i >= 0) {
+            s->pvn[1] = 0;
+            v = root_child(s, p, acts[i], maxd, cur - 1, BL_WIN + 1);
+            if (s->stop) break;
+        }
+        if (cur_i < 0 || v > cur || (v == cur && i < cur_i)) {
+            cur = v, cur_i = i;
+            pv_update(s, 0, acts[i]);
+        }
+    }
+    if (cur_i < 0) return; /* stopped in the first action: the hint stands */
+    *best = acts[cur_i];
+    *score = cur;
+    if (!s->stop) out->depth = maxd;
 }
 
 /* Iterative deepening from depth 1 to maxd; the best action and its score of the
@@ -356,6 +425,7 @@ int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_li
     s->nodes = 0;
     s->stop = 0;
     s->plain = lim->plain;
+    s->order = !lim->plain || !lim->literal;
     s->deadline = lim->time_s > 0 ? t0 + lim->time_s : 0;
     s->path[0] = p->in_turn == 0 ? p->hash : 0;
     memset(s->killer, 0, sizeof s->killer);
@@ -363,7 +433,11 @@ int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_li
     gk_action_t best = GK_NO_ACTION;
     int score = 0;
     if (lim->top_k > 0) {
-        if (!s->plain && maxd > 1) deepen(s, p, maxd - 1, &best, &score, out);
+        if (s->order && maxd > 1) deepen(s, p, maxd - 1, &best, &score, out);
+        if (s->plain && !s->stop) {
+            /* The iterations were hints: the literal search's result is rank_root's. */
+            best = GK_NO_ACTION, score = 0, out->depth = 0;
+        }
         int floor = lim->floor_set && lim->floor > -BL_WIN - 1 ? lim->floor : -BL_WIN - 1;
         if (floor > BL_WIN - 1) floor = BL_WIN - 1;
         if (!s->stop) rank_root(s, p, maxd, lim->top_k, floor, out);
@@ -375,14 +449,7 @@ int ab_search(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, const ab_li
             if (!s->stop) out->depth = maxd;
         }
     } else if (s->plain) {
-        s->root_best = GK_NO_ACTION;
-        s->root_done = 0;
-        int v = negamax(s, p, maxd, -BL_WIN - 1, BL_WIN + 1, 0);
-        if (!s->stop || s->root_done > 0) {
-            best = s->root_best;
-            score = s->stop ? s->root_best_score : v;
-        }
-        if (!s->stop) out->depth = maxd;
+        plain_search(s, p, maxd, &best, &score, out);
     } else {
         deepen(s, p, maxd, &best, &score, out);
     }

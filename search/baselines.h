@@ -60,10 +60,16 @@ typedef struct ab_limits {
     int depth;     /* maximum depth in actions (1..AB_MAX_DEPTH); 0 = AB_MAX_DEPTH */
     double time_s; /* stop after this many seconds (0 = no limit); the deepest finished
                       iteration, or the part of the next one already searched, decides */
-    /* Plain: one alpha-beta of `depth` (which should be set) without iterative deepening,
-     * transposition table or move ordering: every node tries its actions in gen() order,
-     * the first of equal scores wins.  The online robot's search (issue 15). */
+    /* Plain: the result of one alpha-beta of `depth` (which should be set) without
+     * iterative deepening, transposition table or move ordering, where every node tries
+     * its actions in gen() order and the first of equal scores wins: the online robot's
+     * search (issue 15).  With literal it is searched that way, node for node.  Without,
+     * the same move and score come from a faster search: ordered iterations whose table
+     * gives move hints only (no values: a repetition on the path makes a value depend on
+     * the path), then a null-window test of the actions gen() lists before the chosen one
+     * (tests/test_baselines.c compares the two).  Only nodes and time differ. */
     bool plain;
+    bool literal;
     /* top_k > 0: rank the root.  Every root action is searched to `depth` in gen() order
      * with the window (K-th best score so far, +inf), which gives the same K best actions
      * and the same exact scores as a full window for each (an action that fails low

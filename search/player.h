@@ -13,7 +13,8 @@
  *        playouts has no playout limit: time alone decides (mcts_config_finish).
  *   ab[:depth=D,time=S,eval=classic|ours,weights=FILE,tt_mb=M,id=on|off,randomize=K]
  *        alpha-beta; default depth 4 when neither depth nor time is given, eval=ours.
- *        id=off: one plain fixed-depth search (ab_limits_t.plain; needs depth);
+ *        id=off: the result of one plain fixed-depth search (ab_limits_t.plain, not
+ *        literal: the same moves, searched faster; needs depth);
  *        randomize=K (K > 1, needs depth): in the game's first 4 turns (p->turn < 4) the
  *        move is drawn with the move's seed among the K best root moves (top_k).
  *   greedy[:eval=classic|ours,weights=FILE]      best evaluation after one action.

@@ -333,6 +333,71 @@ static void test_ab_plain(void) {
     ab_free(t);
 }
 
+/* Plain without literal (ordered iterations, move hints only, a null-window check of the
+ * earlier actions) gives the literal search's move, score and ranked root: on the test
+ * positions at depths 1-4 (5 on some), on positions of a game between two plain players
+ * with its history (so that repetitions score as draws), and on Gobs at depth 2. */
+static int plain_pair(ab_search_t *s, const gk_pos_t *p, const gk_hist_t *h, int d, int k,
+                      uint64_t *nodes) {
+    ab_limits_t lit = {.depth = d, .plain = true, .literal = true, .top_k = k};
+    ab_limits_t fast = lit;
+    fast.literal = false;
+    ab_result_t a, b;
+    ab_clear(s);
+    ab_search(s, p, h, &lit, &a);
+    ab_clear(s);
+    ab_search(s, p, h, &fast, &b);
+    nodes[0] += a.nodes, nodes[1] += b.nodes;
+    int same = a.best == b.best && a.score == b.score && a.depth == b.depth && a.ntop == b.ntop;
+    for (int m = 0; m < a.ntop && same; m++)
+        same = a.top[m] == b.top[m] && a.top_score[m] == b.top_score[m];
+    if (!same)
+        printf("plain d%d k%d: literal %s %d, ordered %s %d\n", d, k, act(p, a.best), a.score,
+               act(p, b.best), b.score);
+    check("ab plain ordered: same result as literal", same);
+    return same;
+}
+
+static void test_ab_plain_ordered(void) {
+    bl_eval_t ev = {.kind = BL_EVAL_CLASSIC};
+    ab_search_t *s = ab_new(&ev, 4);
+    check("ab plain ordered: allocated", s != NULL);
+    if (!s) return;
+    gk_pos_t pos[24];
+    int np = test_positions(pos, 24), cases = 0;
+    uint64_t nodes[2] = {0, 0};
+    for (int i = 0; i < np; i++)
+        for (int d = 1; d <= (i % 4 == 0 ? 5 : 4); d++)
+            cases += plain_pair(s, &pos[i], NULL, d, 0, nodes);
+    for (int i = 0; i < 6; i++) cases += plain_pair(s, &pos[i], NULL, 3, 16, nodes);
+    /* Two plain depth-2 players from the start: their game and its history. */
+    gk_rules_t r = {GK_GAME_GOUNKI, 0, GK_DEFAULT_TURN_LIMIT};
+    gk_pos_t p;
+    gk_game_by_id(GK_GAME_GOUNKI)->setup(&p, &r);
+    static gk_hist_t h;
+    gk_hist_init(&h, &p);
+    ab_search_t *pl = ab_new(&ev, 4);
+    check("ab plain ordered: player allocated", pl != NULL);
+    for (int t = 0; pl && t < 80 && !gk_over(&p); t++) {
+        if (t % 8 == 7) cases += plain_pair(s, &p, &h, 4, 0, nodes);
+        ab_limits_t two = {.depth = 2, .plain = true, .literal = true};
+        ab_result_t res;
+        ab_search(pl, &p, &h, &two, &res);
+        gk_play_turn(&p, &h, res.best);
+    }
+    ab_free(pl);
+    gk_pos_t g;
+    gk_rules_t rg = {GK_GAME_GOBS, 0, GK_DEFAULT_TURN_LIMIT};
+    gk_game_by_id(GK_GAME_GOBS)->setup(&g, &rg);
+    for (int t = 0; t < 12 && !gk_over(&g); t++) {
+        if (t % 4 == 3) cases += plain_pair(s, &g, NULL, 2, 0, nodes);
+        gk_play(&g, bl_random(&g, 77 + (uint64_t)t));
+    }
+    printf("ab plain ordered: %d cases equal; nodes literal %llu, ordered %llu\n", cases,
+           (unsigned long long)nodes[0], (unsigned long long)nodes[1]);
+    ab_free(s);
+}
+
 int main(void) {
     gk_init();
     test_classic();
@@ -340,6 +405,7 @@ int main(void) {
     test_greedy();
     test_ab();
     test_ab_plain();
+    test_ab_plain_ordered();
     if (failures) return 1;
     printf("test_baselines: all passed\n");
     return 0;
