@@ -1,10 +1,10 @@
 /*
  * search/baselines.h -- the baseline players that measure the MCTS: uniform random,
  * greedy (one action deep), and alpha-beta: with iterative deepening, a transposition
- * table and move ordering, or (plain) one fixed-depth search in generation order like the
- * online robot of issue 15.  They work on ACTIONS through games/game.h, so they serve
- * every game; a Gobs jump leg after which the same player moves again is an ordinary
- * node whose value is not negated.
+ * table and move ordering, or (plain) the result of one fixed-depth search in generation
+ * order like the online robot of issue 15.  They work on ACTIONS through games/game.h, so they
+ * serve every game; a Gobs jump leg after which the same player moves again is an ordinary node
+ * whose value is not negated.
  *
  * Contract
  * --------
@@ -74,7 +74,7 @@ typedef struct ab_limits {
      * with the window (K-th best score so far, +inf), which gives the same K best actions
      * and the same exact scores as a full window for each (an action that fails low
      * cannot enter the top K, and ties go to the earlier action); the top K (score down,
-     * then gen() order) come back in top[] / top_score[].  Not plain: iterations to
+     * then gen() order) come back in top[] / top_score[].  Unless literal: iterations to
      * depth - 1 first fill the table for the move ordering.  1..AB_MAX_TOP. */
     int top_k;
     bool randomize; /* with top_k: best is drawn uniformly among top[] with seed, */
