@@ -30,6 +30,7 @@ declare -A SKIP=(
     ["mpirun -np 4 gounki book expand gounki.book --nodes 200000 --playouts 800 --threads 2"]="a cluster-sized expansion (200,000 nodes: CPU-hours)"
     ["gounki match --a mcts:extend=3,clock_moves=25 --b mcts:extend=0,clock_moves=25 --games 400 --threads 2 --tc 4+0.05 --seed 11"]="the measurement the README quotes (400 games under a clock: about 13 minutes)"
     ["gounki match --a mcts --b mcts:extend=0,clock_moves=25 --games 400 --threads 2 --tc 4+0.05 --seed 14"]="the measurement the README quotes (400 games under a clock: about 15 minutes)"
+    ["gounki match --a mcts:playouts=200 --b ab:depth=7,eval=classic,id=off --games 400 --threads 2 --seed 51 --openings random:2"]="the measurement the README quotes (400 games against the depth-7 robot: about 85 minutes)"
     ["gounki match --a mcts:time=0.5,early_stop=on --b mcts:time=0.5,early_stop=off --games 200 --threads 2 --seed 1"]="the measurement the README quotes (200 games at 0.5 s a move: about 40 minutes)"
 )
 
