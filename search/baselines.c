@@ -307,8 +307,7 @@ static int root_child(ab_search_t *s, const gk_pos_t *p, gk_action_t a, int dept
     if (gk_over(&q)) return final_score(&q, p->stm, 1);
     if (q.in_turn == 0 && repeated(s, &q, 0)) return 0;
     s->path[1] = q.in_turn == 0 ? q.hash : 0;
-    if (q.stm == p->stm) return negamax(s, &q, depth - 1, lo, hi, 1);
-    return -negamax(s, &q, depth - 1, -hi, -lo, 1);
+    return child(s, p, &q, depth, lo, hi, 0);
 }
 
 /* ab_limits_t.top_k: the K best root actions, exactly scored, into out->top[]. */
@@ -339,9 +338,9 @@ static void rank_root(ab_search_t *s, const gk_pos_t *p, int depth, int k, int f
 /* ab_limits_t.plain with ordering: the move and score of the literal search, which
  * returns the first action in gen() order of the largest exact score at maxd.  Ordered
  * iterations to maxd - 1 give the hints; values come from the searches alone (none from
- * the table: a repetition on the path makes them depend on it), so the last iteration's
- * score is the literal one, and the actions gen() lists before the one it chose are each
- * tested with a null window for the same score.  Under a deadline: the deepest result. */
+ * the table: a repetition on the path makes them depend on it), so every score is the
+ * literal one; the root takes the hint first and ties by gen() order.  Under a deadline:
+ * the deepest result. */
 static void deepen(ab_search_t *s, const gk_pos_t *p, int maxd, gk_action_t *best, int *score,
                    ab_result_t *out);
 

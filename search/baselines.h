@@ -66,8 +66,10 @@ typedef struct ab_limits {
      * search (issue 15).  With literal it is searched that way, node for node.  Without,
      * the same move and score come from a faster search: ordered iterations whose table
      * gives move hints only (no values: a repetition on the path makes a value depend on
-     * the path), then a null-window test of the actions gen() lists before the chosen one
-     * (tests/test_baselines.c compares the two).  Only nodes and time differ. */
+     * the path), then the full depth with the hint scored first and every other root
+     * action asked "at least the best so far?" with a null window, ties going to the earlier
+     * action in gen() order (tests/test_baselines.c compares the two).  Only nodes and time
+     * differ. */
     bool plain;
     bool literal;
     /* top_k > 0: rank the root.  Every root action is searched to `depth` in gen() order

@@ -1096,7 +1096,7 @@ typedef struct frontier {
 } frontier_t;
 
 typedef struct worker {
-    ctx_t c;       /* its own table; the rest copied from the master at each iteration */
+    ctx_t c;       /* its table (shared when threads > 1); the rest copied from the master */
     uint64_t item; /* the item of its solution, UINT64_MAX: none */
     int len;
     gs_move_t sol[GS_MAX_LEN];
@@ -1196,7 +1196,7 @@ static int frontier_build(ctx_t *c, frontier_t *f, int bound, size_t target) {
     }
 }
 
-/* A worker takes the master's state for the iteration and keeps its own table. */
+/* A worker takes the master's state for the iteration and keeps its table. */
 static void worker_sync(ctx_t *w, const ctx_t *m) {
     tt_entry_t *tt = w->tt;
     size_t mask = w->tt_mask, used = w->tt_used, limit = w->tt_limit;
