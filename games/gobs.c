@@ -145,6 +145,85 @@ static bool has_leg(const gk_pos_t *p, int sq) {
     return false;
 }
 
+/* A longest-chain search: the board it walks (restored as it backs up), the first landing
+ * square of the chain being walked and of the best chain so far. */
+typedef struct {
+    uint8_t cell[GOBS_SQUARES];
+    int first, best_first, nbest, need, mc, oc;
+    bool shrt;
+    long *budget;
+} chain_ctx_t;
+
+/* Walks the chains of the piece on cur, `depth` legs into one: raises nbest (and
+ * best_first) and stops once a chain flips need or the budget runs out.  Every prefix of a
+ * chain is a chain ("stop" may end it after any leg), so each leg taken counts. */
+static void chain_walk(chain_ctx_t *c, int cur, int depth) {
+    uint8_t *cell = c->cell;
+    for (int d = 0; d < 8; d++) {
+        const uint8_t *r = rays.sq[cur][d];
+        const int len = rays.len[cur][d];
+        int k = c->shrt ? 0 : ray_skip(cell, r, len);
+        if (k >= len || cell[r[k]] != c->oc) continue;
+        const int over = r[k];
+        for (k++; k < len && cell[r[k]] == GOBS_EMPTY; k++) {
+            if (--*c->budget < 0) return;
+            const int land = r[k];
+            if (depth == 0) c->first = land;
+            if (depth + 1 > c->nbest) {
+                c->nbest = depth + 1;
+                c->best_first = c->first;
+                if (c->nbest >= c->need) return;
+            }
+            cell[over] = (uint8_t)c->mc;
+            cell[cur] = GOBS_EMPTY;
+            cell[land] = (uint8_t)c->mc;
+            chain_walk(c, land, depth + 1);
+            cell[land] = GOBS_EMPTY;
+            cell[cur] = (uint8_t)c->mc;
+            cell[over] = (uint8_t)c->oc;
+            if (c->nbest >= c->need || *c->budget < 0) return;
+            if (c->shrt) break;
+        }
+    }
+}
+
+int gobs_chain_flips(const gk_pos_t *p, int need, long *budget, gk_action_t *first) {
+    if (first) *first = GK_NO_ACTION;
+    if (need <= 0 || p->result != GK_ONGOING) return 0;
+    chain_ctx_t c;
+    memcpy(c.cell, p->b.cell, sizeof c.cell);
+    c.mc = p->stm + 1;
+    c.oc = 2 - p->stm;
+    c.shrt = p->variant == GOBS_VAR_SHORT;
+    c.budget = budget;
+    /* A chain flips each enemy piece at most once, and only one with an empty square just
+     * beyond it on some line and no enemy piece just before it (occupancy is fixed during a
+     * chain but for the jumper's start square): no chain flips more than qualify. */
+    int open = 0;
+    for (int s = 0; s < GOBS_SQUARES && open < need; s++) {
+        if (c.cell[s] != c.oc) continue;
+        for (int d = 0; d < 8; d++) {
+            if (!rays.len[s][d] || !rays.len[s][d ^ 4]) continue;
+            if (c.cell[rays.sq[s][d][0]] == GOBS_EMPTY && c.cell[rays.sq[s][d ^ 4][0]] != c.oc) {
+                open++;
+                break;
+            }
+        }
+    }
+    c.need = open < need ? open : need;
+    int best = 0;
+    for (int s = 0; s < GOBS_SQUARES && best < c.need && *budget >= 0; s++) {
+        if (p->in_turn ? s != p->aux[GOBS_AUX_JUMPER] : c.cell[s] != c.mc) continue;
+        c.nbest = 0;
+        chain_walk(&c, s, 0);
+        if (c.nbest > best) {
+            best = c.nbest;
+            if (first) *first = gobs_act(GOBS_ACT_LEG, s, c.best_first, 0);
+        }
+    }
+    return best;
+}
+
 /* Rank (0 or 8) where the short variant puts back a piece of side `owner`. */
 static inline int first_row(int owner) {
     return owner == GK_WHITE ? 0 : 8;

@@ -70,4 +70,14 @@ static inline int gobs_count(const gk_pos_t *p, int side) {
     return p->aux[GOBS_AUX_COUNT + side];
 }
 
+/* The most enemy pieces one jump chain of the side to move can flip in this turn, counted
+ * up to need: the search stops as soon as a chain flips need (then need is returned).
+ * Mid-turn only the jumper's chain counts (its flips so far are already on the board).
+ * *budget is the number of legs it may walk (each tried leg costs one); when it runs out
+ * (*budget < 0 on return) the value is only a lower bound.  0 when the game is over or
+ * need <= 0.  first (may be NULL) gets the first leg of a chain that flips the value
+ * returned (GK_NO_ACTION when 0).  A chain that flips need >= opponent pieces - 4 wins the
+ * game at the end of the turn (docs/RULES.md, Gobs, section 4).  Reentrant; deterministic. */
+int gobs_chain_flips(const gk_pos_t *p, int need, long *budget, gk_action_t *first);
+
 #endif

@@ -8,6 +8,7 @@
  */
 #include "leaf.h"
 
+#include "../games/gobs.h"
 #include "../games/gounki.h"
 
 /* Exact value of a finished position for its side to move. */
@@ -110,9 +111,29 @@ static float quiesce(const ev_weights_t *w, const gk_pos_t *p, int qd, int threa
     return best;
 }
 
+int leaf_gobs_win(const gk_pos_t *p, gk_action_t *first) {
+    *first = GK_NO_ACTION;
+    if (p->game != GK_GAME_GOBS || gk_over(p)) return 0;
+    const int need = gobs_count(p, p->stm ^ 1) - (GOBS_LIMIT - 1);
+    if (need <= 0) { /* mid-turn, the opponent already below the limit */
+        *first = GOBS_STOP;
+        return 1;
+    }
+    long budget = LEAF_GOBS_LEGS;
+    return gobs_chain_flips(p, need, &budget, first) >= need ? need + 1 : 0;
+}
+
+/* Gobs: a side whose jump chain can leave the opponent below GOBS_LIMIT wins this turn, the
+ * game's counterpart of a Gounki exit. */
+static float gobs_horizon(const ev_weights_t *w, const gk_pos_t *p) {
+    gk_action_t first;
+    return leaf_gobs_win(p, &first) ? 1.0f : ev_value(w, p);
+}
+
 static float horizon(const ev_weights_t *w, const gk_pos_t *p, int qd, int threats, float alpha,
                      float beta) {
     if (qd > 0 && p->game == GK_GAME_GOUNKI) return quiesce(w, p, qd, threats, alpha, beta);
+    if (qd > 0 && p->game == GK_GAME_GOBS) return gobs_horizon(w, p);
     return ev_value(w, p);
 }
 

@@ -425,6 +425,16 @@ static float expand_and_value(worker_t *wk, node_t *x, const gk_pos_t *pos, int 
         node_init(&kids[i], wk->acts[i], quant_prior(wk->logits[i]), pr);
         im_set(wk->ar, base + (uint32_t)i, pr == PROOF_NONE ? IM_NONE : proof_value(pr));
     }
+    /* Gobs: a jump chain that wins this turn is found before any playout, as a win in one
+     * is: its first leg is proven won for the side to move (search/leaf.h). */
+    int gobs_nowin = 0;
+    if (pp->solver && pp->quiesce > 0 && pos->game == GK_GAME_GOBS) {
+        gk_action_t first;
+        const int d = leaf_gobs_win(pos, &first);
+        for (int i = 0; d && i < n; i++)
+            if (kids[i].action == first) set_proof(&kids[i], proof_win(d - 1));
+        gobs_nowin = !d;
+    }
     x->nchild = (uint16_t)n;
     atomic_store_explicit(&x->first, base, memory_order_release);
     atomic_store(&x->state, 2);
@@ -437,7 +447,10 @@ static float expand_and_value(worker_t *wk, node_t *x, const gk_pos_t *pos, int 
             return mv == s ? v : 1.0f - v;
         }
     }
-    float v = leaf_value(wk, pos);
+    /* Without a winning chain the Gobs leaf search is ev_value(): spare the second look. */
+    float v = gobs_nowin && pp->playout_depth == 0 && pp->leaf_minimax == 0 && pp->use_eval
+                  ? ev_value(&m->w, pos)
+                  : leaf_value(wk, pos);
     /* A leaf search scores exactly 1 or 0 only along forced exits (search/leaf.h): a proof,
      * whose length is at most its plies plus the move and exit after them.  Not at the root,
      * whose children would stay unproven. */

@@ -77,15 +77,18 @@ grep -q '^best' "$T/g.txt" || bad "gobs: no best move"
 
 # Gobs: the best move, the PV and the top moves are complete moves (a jump chain is one
 # move), the actions kept apart (issue 10.1: it answered b3:d5, one leg of b3:d5:f3).
+# Both c3:c5:a5 (the seed's move) and b3:d5:f3 leave White 4 pieces; the first is proven
+# won at once as the faster (2 actions; b3:d5:f3 needs a 'stop' after f3: 3).
 P='short 6bbb/9/9/9/1w7/2w1w1b2/1bb6/9/www6 b 0 - *'
 "$GOUNKI" analyse --position "$P" > "$T/c1.txt" || bad "gobs chain analyse failed"
-grep -q '^best      b3:d5:f3$' "$T/c1.txt" || bad "best is not the whole chain: $(grep '^best' "$T/c1.txt")"
-grep -q '^pv        b3:d5:f3' "$T/c1.txt" || bad "pv is not in moves: $(grep '^pv' "$T/c1.txt")"
-grep -q '^actions   b3:d5 d5:f3' "$T/c1.txt" || bad "no action-level pv: $(grep '^actions' "$T/c1.txt")"
+grep -q '^best      c3:c5:a5$' "$T/c1.txt" || bad "best is not the whole chain: $(grep '^best' "$T/c1.txt")"
+grep -q '^pv        c3:c5:a5' "$T/c1.txt" || bad "pv is not in moves: $(grep '^pv' "$T/c1.txt")"
+grep -q '^actions   c3:c5 c5:a5' "$T/c1.txt" || bad "no action-level pv: $(grep '^actions' "$T/c1.txt")"
 "$GOUNKI" analyse --position "$P" --json > "$T/c1.json" || bad "gobs chain --json failed"
-grep -q '"best":"b3:d5:f3","best_actions":\["b3:d5","d5:f3"\]' "$T/c1.json" ||
+grep -q '"best":"c3:c5:a5","best_actions":\["c3:c5","c5:a5"\]' "$T/c1.json" ||
     bad "JSON best is not the whole chain: $(head -c 200 "$T/c1.json")"
-grep -q '"pv":\["b3:d5:f3"\],"pv_actions":\["b3:d5","d5:f3"\]' "$T/c1.json" || bad "JSON pv not in moves"
+grep -q '"pv":\["c3:c5:a5"\],"pv_actions":\["c3:c5","c5:a5"\]' "$T/c1.json" || bad "JSON pv not in moves"
+grep -q '^proven    win in 2 actions' "$T/c1.txt" || bad "the winning chain is not proven: $(grep '^proven' "$T/c1.txt")"
 # Every listed move, played as typed, ends the turn: White is to move (or the game is over).
 sed -n 's/^\([^ ]*\) .*/\1/p' "$T/c1.txt" | sed -n '/^move$/,$p' | tail -n +2 > "$T/c1.moves"
 [ -s "$T/c1.moves" ] || bad "no top moves listed"
@@ -93,7 +96,7 @@ while read -r mv; do
     "$GOUNKI" show --position "$P" --moves "$mv" > "$T/c1.show" 2>&1 || bad "top move '$mv' does not play"
     grep -qE 'to move: +white|over' "$T/c1.show" || bad "top move '$mv' is not a whole move"
 done < "$T/c1.moves"
-grep -q '"move":"c3:c5:a5","move_actions":\["c3:c5","c5:a5"\]' "$T/c1.json" ||
+grep -q '"move":"b3:d5:f3","move_actions":\["b3:d5","d5:f3"\]' "$T/c1.json" ||
     bad "JSON top move is not the whole chain"
 # A move whose turn the tree did not reach is ended by the policy, and says so.
 P2='short bbbbbbbbb/b2w1bb1b/1bb1bbb1b/1b2wbbbw/w2w2b1w/2bwww3/w1wwwww1w/ww2w3w/wwwwwwwww b 83 - *'
@@ -103,7 +106,7 @@ mv2=$(grep -o '"move":"[^"]*","move_actions":[^]]*\],"policy_actions":[1-9]' "$T
 "$GOUNKI" show --position "$P2" --moves "$mv2" 2>&1 | grep -qE 'to move: +white' || bad "policy-ended move '$mv2' is not whole"
 # play prints the engine's whole move and its PV in moves.
 echo quit | "$GOUNKI" play --position "$P" --human white --engine mcts:playouts=200 > "$T/c1.play" 2>&1
-grep -q 'Black plays b3:d5:f3 .*pv b3:d5:f3)' "$T/c1.play" || bad "play: $(grep plays "$T/c1.play")"
+grep -q 'Black plays c3:c5:a5 .*pv c3:c5:a5)' "$T/c1.play" || bad "play: $(grep plays "$T/c1.play")"
 
 # --infinite runs until interrupted: info lines every second on stderr, then the answer so
 # far on SIGINT (exit 0) or SIGTERM (exit 3), in text and JSON (issue 10.12).
@@ -181,7 +184,7 @@ printf '# two games\nrsrsrsrs/srsrsrsr/8/8/8/8/RSRSRSRS/SRSRSRSR w 0\n\n  %s  \n
 "$GOUNKI" analyse --positions "$T/pos.txt" --playouts 100 > "$T/pos.out" || bad "--positions failed"
 [ "$(wc -l < "$T/pos.out")" = 2 ] || bad "--positions: $(wc -l < "$T/pos.out") lines, expected 2"
 sed -n 1p "$T/pos.out" | grep -q '^{"game":"gounki",' || bad "--positions: line 1 is not the Gounki start"
-sed -n 2p "$T/pos.out" | grep -q '"best":"b3:d5:f3"' || bad "--positions: line 2 misses the chain"
+sed -n 2p "$T/pos.out" | grep -q '"best":"c3:c5:a5"' || bad "--positions: line 2 misses the chain"
 printf 'rsrsrsrs/srsrsrsr/8/8/8/8/RSRSRSRS/SRSRSRSR w 0\n# ok\nnot a position\n' > "$T/badp.txt"
 expect_rc 1 "bad position line" -- "$GOUNKI" analyse --positions "$T/badp.txt" --playouts 50
 grep -q 'badp.txt line 3: ' "$T/err" || bad "bad --positions line not named: $(cat "$T/err")"

@@ -31,6 +31,8 @@ declare -A SKIP=(
     ["gounki match --a mcts:extend=3,clock_moves=25 --b mcts:extend=0,clock_moves=25 --games 400 --threads 2 --tc 4+0.05 --seed 11"]="the measurement the README quotes (400 games under a clock: about 13 minutes)"
     ["gounki match --a mcts --b mcts:extend=0,clock_moves=25 --games 400 --threads 2 --tc 4+0.05 --seed 14"]="the measurement the README quotes (400 games under a clock: about 15 minutes)"
     ["gounki match --a mcts:playouts=200 --b ab:depth=7,eval=classic,id=off --games 400 --threads 2 --seed 51 --openings random:2"]="the measurement the README quotes (400 games against the depth-7 robot: about 85 minutes)"
+    ["gounki match --game gobs --a mcts:playouts=800 --b mcts:playouts=800,quiesce=0 --games 200 --threads 2 --seed 6"]="the measurement docs/HACKING.md quotes (200 Gobs games at 800 playouts: about 34 minutes)"
+    ["gounki match --game gobs --a mcts:playouts=800 --b ab:depth=3 --games 40 --threads 2 --seed 9"]="the measurement docs/HACKING.md quotes (40 Gobs games against alpha-beta: about 5 minutes)"
     ["gounki match --a mcts:time=0.5,early_stop=on --b mcts:time=0.5,early_stop=off --games 200 --threads 2 --seed 1"]="the measurement the README quotes (200 games at 0.5 s a move: about 40 minutes)"
 )
 

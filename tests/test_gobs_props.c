@@ -8,6 +8,9 @@
  *   - every complete move's text parses back (also upper-cased) to the same actions;
  *   - perft 1 == the number of enumerated complete moves, and perft 2 (chain-counting)
  *     == the generic gen/play perft, at turn boundaries and mid-turn;
+ *   - gobs_chain_flips() (the longest chain, stopping at a target) equals the longest leg
+ *     sequence found by playing every chain with gen()/play(), at turn boundaries and
+ *     mid-turn;
  *   - the same seed replays the same game.
  * Usage: test_gobs_props [GAMES]   (default 20 per rule set)
  */
@@ -20,7 +23,8 @@
 #include "games/gobs.h"
 #include "check.h"
 
-static long long n_actions, n_moves_rt, n_perft2, n_midturn_perft;
+static long long n_actions, n_moves_rt, n_perft2, n_midturn_perft, n_chain_checks;
+static int longest_chain_seen;
 static int max_actions_seen, max_turn_seen;
 
 static int cmp_action(const void *a, const void *b) {
@@ -31,6 +35,22 @@ static int cmp_action(const void *a, const void *b) {
 typedef struct {
     int bad;
 } rt_ctx_t;
+
+/* The most legs of a chain from p (the jumper's if mid-turn), by playing every leg action:
+ * the reference for gobs_chain_flips(), which walks its own copy of the board. */
+static int longest_by_play(const gk_pos_t *p) {
+    gk_action_t list[GK_MAX_ACTIONS];
+    const int n = gk_gobs_game.gen(p, list);
+    int best = 0;
+    for (int i = 0; i < n; i++) {
+        if (gobs_act_kind(list[i]) != GOBS_ACT_LEG) continue;
+        gk_pos_t q = *p;
+        gk_gobs_game.play(&q, list[i]);
+        const int k = 1 + (q.in_turn ? longest_by_play(&q) : 0);
+        if (k > best) best = k;
+    }
+    return best;
+}
 
 /* Text of a complete move -> parse -> the same actions, in lower and upper case. */
 static int roundtrip(void *ctx, const gk_pos_t *start, const gk_action_t *seq, int n) {
@@ -90,6 +110,34 @@ static void check_position(const gk_pos_t *p, uint64_t *rng) {
         CHECK(k == p1, "perft 1 %llu != enumerated %llu at %s", (unsigned long long)p1,
               (unsigned long long)k, text);
         CHECK(!c.bad, "move text round trip failed at %s", text);
+    }
+    if (p1 <= 3000) {
+        const int want = longest_by_play(p);
+        long budget = 1L << 40;
+        gk_action_t first;
+        const int got = gobs_chain_flips(p, 64, &budget, &first);
+        CHECK(got == want, "chain flips %d != longest chain %d at %s", got, want, text);
+        if (want > 0) { /* its first leg begins a longest chain */
+            int legal = 0;
+            for (int i = 0; i < n; i++) legal |= list[i] == first;
+            CHECK(legal, "chain flips: first leg not legal at %s", text);
+            gk_pos_t after = *p;
+            g->play(&after, first);
+            CHECK(1 + (after.in_turn ? longest_by_play(&after) : 0) == want,
+                  "chain flips: no longest chain after its first leg at %s", text);
+        } else {
+            CHECK(first == GK_NO_ACTION, "chain flips: a first leg of no chain at %s", text);
+        }
+        budget = 1L << 40;
+        const int capped = gobs_chain_flips(p, want, &budget, NULL);
+        CHECK(capped == want, "chain flips up to %d gave %d at %s", want, capped, text);
+        if (want > 1) {
+            budget = 1L << 40;
+            CHECK(gobs_chain_flips(p, want - 1, &budget, NULL) == want - 1,
+                  "chain flips stops at its target at %s", text);
+        }
+        if (want > longest_chain_seen) longest_chain_seen = want;
+        n_chain_checks++;
     }
     const uint64_t a = p1 <= 300 ? g->perft(p, 2) : UINT64_MAX;
     if (a <= 200000) { /* the generic perft lists every chain: keep it small */
@@ -168,9 +216,9 @@ int main(int argc, char **argv) {
         }
     printf("gobs props: %d games per rule set, %lld actions, %lld move texts round-tripped, "
            "%lld perft-2 checks (%lld mid-turn), max %d actions in a position, max %d legs in "
-           "a turn\n",
-           games, n_actions, n_moves_rt, n_perft2, n_midturn_perft, max_actions_seen,
-           max_turn_seen);
+           "a turn; %lld longest-chain checks (longest %d)\n",
+           games, n_actions, n_moves_rt, n_perft2, n_midturn_perft, max_actions_seen, max_turn_seen,
+           n_chain_checks, longest_chain_seen);
     for (int v = 0; v < 2; v++) {
         printf("  %s endings:", v ? "short" : "standard");
         for (int k = 0; k < GK_NREASONS; k++)
