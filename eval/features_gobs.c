@@ -305,18 +305,32 @@ static void move_gobs(const gk_pos_t *p, const ev_pctx_t *ctx, gk_action_t a, co
  * ones (tests/fixtures/tune/gobs-fitted0.txt from gobs-handset.txt); the figures against
  * the hand-set weights are in docs/HACKING.md, "Fitted weights". */
 static const ev_default_t gobs_defaults[] = {
-    {"count", 54.455803f},         {"own_low", -151.51476f},
-    {"opp_low", 195.83347f},       {"own_gobsed", 74.84066f},
-    {"flip_gain", 27.153065f},     {"flip_risk", -16.333805f},
-    {"elim_gain", -3.453327f},     {"elim_risk", 4.287976f},
-    {"mobility", -2.2918088f},     {"safe", 19.3753f},
-    {"edge", 30.73507f},           {"chain", -19.2326f},
-    {"tempo", 30.471428f},         {"p_slide", -1.7661647f},
-    {"p_elim", 1.8457854f},        {"p_leg", 2.0627463f},
-    {"p_stop", 0.34408695f},       {"p_land_flip", -2.2620444f},
-    {"p_land_elim", -0.20597287f}, {"p_escape", 0.9448379f},
-    {"p_more_legs", 2.4020083f},   {"p_opp_near", 0.09676257f},
-    {"p_centre", -0.35578084f},    {NULL, 0},
+    /* value, in points */
+    {"count", 54.455803f},
+    {"own_low", -151.51476f},
+    {"opp_low", 195.83347f},
+    {"own_gobsed", 74.84066f},
+    {"flip_gain", 27.153065f},
+    {"flip_risk", -16.333805f},
+    {"elim_gain", -3.453327f},
+    {"elim_risk", 4.287976f},
+    {"mobility", -2.2918088f},
+    {"safe", 19.3753f},
+    {"edge", 30.73507f},
+    {"chain", -19.2326f},
+    {"tempo", 30.471428f},
+    /* policy, in logits */
+    {"p_slide", -1.7661647f},
+    {"p_elim", 1.8457854f},
+    {"p_leg", 2.0627463f},
+    {"p_stop", 0.34408695f},
+    {"p_land_flip", -2.2620444f},
+    {"p_land_elim", -0.20597287f},
+    {"p_escape", 0.9448379f},
+    {"p_more_legs", 2.4020083f},
+    {"p_opp_near", 0.09676257f},
+    {"p_centre", -0.35578084f},
+    {NULL, 0},
 };
 
 const ev_game_features_t ev_gobs_features = {
