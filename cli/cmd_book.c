@@ -413,6 +413,29 @@ static int expand_param(void *ctx, const char *name, const char *value, char *er
     return mcts_params_set(ctx, NULL, name, value, err, cap);
 }
 
+/* Rank 0's closing line; the exit status of any rank. */
+static int expand_summary(const bx_opts_t *o, const bx_summary_t *sum, int stop_status) {
+    if (sum->rank != 0) return sum->stopped || stop_flag ? stop_status : CLI_OK;
+    uint64_t added = sum->nodes - sum->nodes_before;
+    fprintf(stderr,
+            "book expand: %s: %s: %" PRIu64 " nodes (+%" PRIu64 " in %.1f s: %.0f nodes/h, %" PRIu64
+            " searches, %" PRIu64 " batches, %.0f playouts/s; %d rank%s x %d thread%s%s); root "
+            "value %+.3f%s\n",
+            sum->stopped     ? "stopped by a signal"
+            : sum->exhausted ? "no leaf left to expand"
+                             : "done",
+            o->book, sum->nodes, added, sum->seconds,
+            sum->seconds > 0 ? (double)added / sum->seconds * 3600 : 0.0, sum->searches,
+            sum->batches, sum->seconds > 0 ? (double)sum->playouts / sum->seconds : 0.0, sum->ranks,
+            sum->ranks > 1 ? "s" : "", o->threads, o->threads > 1 ? "s" : "",
+            sum->lost == 0   ? ""
+            : sum->lost == 1 ? ", 1 rank lost"
+                             : ", ranks lost",
+            isnan(sum->root_value) ? 0.0 : (double)sum->root_value,
+            sum->stopped ? "; run the same command to continue" : "");
+    return sum->stopped ? stop_status : CLI_OK;
+}
+
 static int sub_expand(int argc, char **argv) {
     bx_opts_t o;
     memset(&o, 0, sizeof o);
@@ -463,32 +486,19 @@ static int sub_expand(int argc, char **argv) {
         return CLI_USAGE;
     }
     o.stop = &stop_flag;
+    if (cli_mpi_begin(CMD)) return CLI_FAIL;
     cli_catch_stop_signals(on_signal, true); /* the expansion ends at a batch boundary */
     bx_summary_t sum;
+    memset(&sum, 0, sizeof sum);
     int rc = bx_run(&o, &sum, err, sizeof err);
     if (rc < 0) {
         if (err[0]) cli_error(CMD, "expand: %s", err);
-        return CLI_FAIL;
+        rc = CLI_FAIL;
+    } else {
+        rc = expand_summary(&o, &sum, (int)stop_status);
     }
-    if (sum.rank != 0) return sum.stopped || stop_flag ? (int)stop_status : CLI_OK;
-    uint64_t added = sum.nodes - sum.nodes_before;
-    fprintf(stderr,
-            "book expand: %s: %s: %" PRIu64 " nodes (+%" PRIu64 " in %.1f s: %.0f nodes/h, %" PRIu64
-            " searches, %" PRIu64 " batches, %.0f playouts/s; %d rank%s x %d thread%s%s); root "
-            "value %+.3f%s\n",
-            sum.stopped     ? "stopped by a signal"
-            : sum.exhausted ? "no leaf left to expand"
-                            : "done",
-            o.book, sum.nodes, added, sum.seconds,
-            sum.seconds > 0 ? (double)added / sum.seconds * 3600 : 0.0, sum.searches, sum.batches,
-            sum.seconds > 0 ? (double)sum.playouts / sum.seconds : 0.0, sum.ranks,
-            sum.ranks > 1 ? "s" : "", o.threads, o.threads > 1 ? "s" : "",
-            sum.lost == 0   ? ""
-            : sum.lost == 1 ? ", 1 rank lost"
-                            : ", ranks lost",
-            isnan(sum.root_value) ? 0.0 : (double)sum.root_value,
-            sum.stopped ? "; run the same command to continue" : "");
-    return sum.stopped ? (int)stop_status : CLI_OK;
+    cli_mpi_end(sum.abandoned);
+    return rc;
 }
 
 /* ------------------------------------------------------------------ show */

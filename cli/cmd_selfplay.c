@@ -282,52 +282,63 @@ static int bench(own_t *o, uint64_t games) {
     return CLI_OK;
 }
 
-static int run_logs(own_t *o) {
-    cli_catch_stop_signals(on_signal, true);
-    o->ro.stop = &stop_flag;
-    o->ro.out = stderr;
-    sp_summary_t sum;
-    char err[1024];
-    if (sp_run(&o->ro, &sum, err, sizeof err)) {
-        if (err[0]) cli_error("selfplay", "%s", err);
-        return CLI_FAIL;
-    }
-    if (sum.rank != 0) return stop_flag ? o->stop_status : CLI_OK;
-    if (sum.ranks_lost || sum.games_released)
+/* Rank 0's closing lines; the exit status of any rank. */
+static int summary(own_t *o, const sp_summary_t *sum) {
+    if (sum->rank != 0) return stop_flag ? o->stop_status : CLI_OK;
+    if (sum->ranks_lost || sum->games_released)
         fprintf(stderr,
                 "selfplay: %d rank%s given up as lost; %llu lease%s ran out or lost and offered "
                 "again, %llu game%s played twice and dropped\n",
-                sum.ranks_lost, sum.ranks_lost == 1 ? "" : "s",
-                (unsigned long long)sum.games_released, sum.games_released == 1 ? "" : "s",
-                (unsigned long long)sum.games_dropped, sum.games_dropped == 1 ? "" : "s");
-    if (!sum.complete) { /* one line: what is kept and what to do */
+                sum->ranks_lost, sum->ranks_lost == 1 ? "" : "s",
+                (unsigned long long)sum->games_released, sum->games_released == 1 ? "" : "s",
+                (unsigned long long)sum->games_dropped, sum->games_dropped == 1 ? "" : "s");
+    if (!sum->complete) { /* one line: what is kept and what to do */
         fprintf(stderr,
                 "selfplay: stopped by %s: %llu of %llu games kept in %s (%llu played in %.1f s, "
                 "%llu unfinished to play again); run the same command to continue\n",
                 stop_flag == SIGTERM  ? "SIGTERM"
                 : stop_flag == SIGINT ? "SIGINT"
-                : sum.ranks_lost      ? "the loss of a rank (its unwritten games are missing)"
+                : sum->ranks_lost     ? "the loss of a rank (its unwritten games are missing)"
                                       : "a signal to another rank",
-                (unsigned long long)(sum.games_before + sum.games_played),
-                (unsigned long long)sum.games_total, o->ro.dir,
-                (unsigned long long)sum.games_played, sum.seconds,
-                (unsigned long long)sum.games_abandoned);
+                (unsigned long long)(sum->games_before + sum->games_played),
+                (unsigned long long)sum->games_total, o->ro.dir,
+                (unsigned long long)sum->games_played, sum->seconds,
+                (unsigned long long)sum->games_abandoned);
         return o->stop_status;
     }
-    double gps = sum.seconds > 0 ? (double)sum.games_played / sum.seconds : 0;
+    double gps = sum->seconds > 0 ? (double)sum->games_played / sum->seconds : 0;
     int at_once = o->ro.games_at_once;
     fprintf(stderr,
             "selfplay: done: %llu/%llu games in %s (%llu this run in %.1f s: %.3f games/s, %.0f "
             "positions/s; White %llu Draw %llu Black %llu; avg %.1f actions; %d rank%s x %d "
             "game%s at once)\n",
-            (unsigned long long)(sum.games_before + sum.games_played),
-            (unsigned long long)sum.games_total, o->ro.dir, (unsigned long long)sum.games_played,
-            sum.seconds, gps, sum.seconds > 0 ? (double)sum.actions / sum.seconds : 0.0,
-            (unsigned long long)sum.white, (unsigned long long)sum.draws,
-            (unsigned long long)sum.black,
-            sum.games_played ? (double)sum.actions / (double)sum.games_played : 0.0, sum.ranks,
-            sum.ranks > 1 ? "s" : "", at_once, at_once > 1 ? "s" : "");
+            (unsigned long long)(sum->games_before + sum->games_played),
+            (unsigned long long)sum->games_total, o->ro.dir, (unsigned long long)sum->games_played,
+            sum->seconds, gps, sum->seconds > 0 ? (double)sum->actions / sum->seconds : 0.0,
+            (unsigned long long)sum->white, (unsigned long long)sum->draws,
+            (unsigned long long)sum->black,
+            sum->games_played ? (double)sum->actions / (double)sum->games_played : 0.0, sum->ranks,
+            sum->ranks > 1 ? "s" : "", at_once, at_once > 1 ? "s" : "");
     return CLI_OK;
+}
+
+static int run_logs(own_t *o) {
+    if (cli_mpi_begin("selfplay")) return CLI_FAIL;
+    cli_catch_stop_signals(on_signal, true);
+    o->ro.stop = &stop_flag;
+    o->ro.out = stderr;
+    sp_summary_t sum;
+    memset(&sum, 0, sizeof sum);
+    char err[1024];
+    int rc;
+    if (sp_run(&o->ro, &sum, err, sizeof err)) {
+        if (err[0]) cli_error("selfplay", "%s", err);
+        rc = CLI_FAIL;
+    } else {
+        rc = summary(o, &sum);
+    }
+    cli_mpi_end(sum.mpi_abandoned);
+    return rc;
 }
 
 int cmd_selfplay(int argc, char **argv) {

@@ -1,4 +1,5 @@
-/* cli/common.c -- error reporting, strict flag parsing, the getopt loop, position options. */
+/* cli/common.c -- error reporting, strict flag parsing, the getopt loop, position options, MPI
+ * around a command. */
 #include "cli.h"
 
 #include <stdarg.h>
@@ -6,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <mpi.h>
 
 #include "../search/params.h"
 
@@ -17,6 +20,27 @@ void cli_catch_stop_signals(void (*handler)(int), bool restart) {
     sa.sa_flags = restart ? SA_RESTART : 0;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_mpi_begin(const char *cmd) {
+    int inited = 0, provided = 0;
+    if (MPI_Initialized(&inited) != MPI_SUCCESS ||
+        (!inited && (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS ||
+                     provided < MPI_THREAD_FUNNELED))) {
+        cli_error(cmd, "MPI setup failed (MPI_THREAD_FUNNELED)");
+        return 1;
+    }
+    return 0;
+}
+
+void cli_mpi_end(bool abandoned) {
+    int fin = 0;
+    fflush(stdout);
+    fflush(stderr);
+    if (abandoned || MPI_Finalized(&fin) != MPI_SUCCESS || fin) return;
+    /* Open MPI's MPI_Finalize holds the ranks together, but the standard does not say so. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
 }
 
 void cli_error(const char *cmd, const char *fmt, ...) {

@@ -5,7 +5,8 @@
  * Contract
  * --------
  * bx_run() is one rank of an expansion (MPI_COMM_WORLD; it initialises and finalises MPI
- * itself when nobody has, and runs as a single process without mpirun).  Rank 0 owns the
+ * itself when nobody has, and runs as a single process without mpirun; a caller that prints
+ * after it initialises MPI first, cli_mpi_begin).  Rank 0 owns the
  * book and its journal; every rank searches.
  *
  * A BATCH: rank 0 chooses the work, the ranks search it (selfplay/book_farm.h: rank 0

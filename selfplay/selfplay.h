@@ -28,7 +28,8 @@
  * search's win probability), and the `top` most visited children.
  *
  * THE RUN.  sp_run() is one rank of `gounki selfplay` (MPI_COMM_WORLD; it initialises
- * and finalises MPI itself, and works as a single process without mpirun).  Rank 0 owns
+ * and finalises MPI itself when nobody has, and works as a single process without mpirun;
+ * a caller that prints after it initialises MPI first, cli_mpi_begin).  Rank 0 owns
  * DIR/manifest.gkm, scans the shards, and leases the missing game indices in small
  * batches, in increasing order, to every rank including itself; each rank plays
  * `games_at_once` games on OpenMP threads and appends finished games to its own shard
