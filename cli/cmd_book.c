@@ -486,8 +486,9 @@ static int sub_expand(int argc, char **argv) {
         return CLI_USAGE;
     }
     o.stop = &stop_flag;
-    if (cli_mpi_begin(CMD)) return CLI_FAIL;
+    /* Before MPI_Init, which can take long: a signal then is a stop too, not a kill. */
     cli_catch_stop_signals(on_signal, true); /* the expansion ends at a batch boundary */
+    if (cli_mpi_begin(CMD)) return CLI_FAIL;
     bx_summary_t sum;
     memset(&sum, 0, sizeof sum);
     int rc = bx_run(&o, &sum, err, sizeof err);

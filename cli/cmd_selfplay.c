@@ -323,8 +323,9 @@ static int summary(own_t *o, const sp_summary_t *sum) {
 }
 
 static int run_logs(own_t *o) {
-    if (cli_mpi_begin("selfplay")) return CLI_FAIL;
+    /* Before MPI_Init, which can take long: a signal then is a stop too, not a kill. */
     cli_catch_stop_signals(on_signal, true);
+    if (cli_mpi_begin("selfplay")) return CLI_FAIL;
     o->ro.stop = &stop_flag;
     o->ro.out = stderr;
     sp_summary_t sum;
