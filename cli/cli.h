@@ -39,14 +39,15 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
  * it, a blocking read returns EINTR, so that a command waiting on input sees the flag. */
 void cli_catch_stop_signals(void (*handler)(int), bool restart);
 
-/* MPI around a command whose library (self-play, book expansion) prints nothing at its end:
- * cli_mpi_begin() initialises MPI (MPI_THREAD_FUNNELED) so that the library leaves it
- * initialised, and the command prints its summary line before cli_mpi_end() finalises.
- * Why: a rank that ends with a non-zero status (a stop by a signal: exit 3) makes mpirun
- * abort the job, and a rank 0 still before its summary would be killed without printing it;
- * cli_mpi_end holds every rank until all have reached it.  cli_mpi_begin returns 0, or 1
- * after an error line naming cmd.  abandoned: a rank was lost, and MPI_Finalize would wait
- * for it forever, so MPI is left as it is. */
+/* The one place MPI starts and ends (selfplay, book expand, train, solitaire; the libraries
+ * they call need it initialised): cli_mpi_begin() initialises MPI (MPI_THREAD_FUNNELED),
+ * and the command prints its closing lines before cli_mpi_end() finalises.  Why: a rank
+ * that ends with a non-zero status (a stop by a signal: exit 3) makes mpirun abort the job,
+ * and a rank 0 still before its summary would be killed without printing it; cli_mpi_end
+ * holds every rank until all have reached it.  Install the stop handlers first: MPI_Init
+ * can take long.  cli_mpi_begin returns 0, or 1 after an error line naming cmd.
+ * abandoned: a rank was lost, and MPI_Finalize would wait for it forever, so MPI is left
+ * as it is. */
 int cli_mpi_begin(const char *cmd);
 void cli_mpi_end(bool abandoned);
 

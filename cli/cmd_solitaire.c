@@ -115,10 +115,8 @@ static int launched_by_mpi(void) {
 
 /* 0, or 1 after an error line. */
 static int mpi_begin(int *rank, int *ranks) {
-    int provided = 0;
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS ||
-        provided < MPI_THREAD_FUNNELED ||
-        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
+    if (cli_mpi_begin("solitaire")) return 1;
+    if (MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
         MPI_Comm_rank(MPI_COMM_WORLD, rank) != MPI_SUCCESS ||
         MPI_Comm_size(MPI_COMM_WORLD, ranks) != MPI_SUCCESS) {
         cli_error("solitaire", "MPI setup failed");
@@ -337,6 +335,6 @@ int cmd_solitaire(int argc, char **argv) {
     }
     fflush(stdout);
     /* A rank lost mid-search would hold MPI_Finalize forever: leave MPI as it is then. */
-    if (mpi && err != GS_ERR_SHARE) MPI_Finalize();
+    if (mpi) cli_mpi_end(err == GS_ERR_SHARE);
     return rc;
 }

@@ -222,10 +222,9 @@ static int options(int argc, char **argv, train_opts_t *o, cli_search_t *sr, int
 }
 
 int cmd_train(int argc, char **argv) {
-    int inited = 0, provided;
     bool abandoned = false;
-    MPI_Initialized(&inited);
-    if (!inited) MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    cli_catch_stop_signals(on_signal, false); /* before MPI_Init, which can take long */
+    if (cli_mpi_begin(CMD)) return CLI_FAIL;
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     train_opts_t o;
@@ -239,7 +238,6 @@ int cmd_train(int argc, char **argv) {
         if (rank == 0) usage(stdout, &sr);
         rc = CLI_OK;
     } else if (rc == CLI_OK) {
-        cli_catch_stop_signals(on_signal, false);
         o.stop = &stop_flag;
         o.mpi_abandoned = &abandoned;
         char err[1024];
@@ -248,10 +246,6 @@ int cmd_train(int argc, char **argv) {
             rc = CLI_FAIL;
         }
     }
-    /* MPI_Finalize waits for every rank, a lost one too. */
-    if (abandoned) return rc;
-    int fin = 0;
-    MPI_Finalized(&fin);
-    if (!fin) MPI_Finalize();
+    cli_mpi_end(abandoned);
     return rc;
 }

@@ -626,11 +626,9 @@ int bx_run(const bx_opts_t *o, bx_summary_t *sum, char *err, size_t errcap) {
     GK_RETURN_IF(!o->book || o->batch < 1 || o->batch > BK_MAX_BATCH / 2 ||
                      (!o->playouts && !(o->time_s > 0)),
                  err, errcap, GK_E_ARG, "bad expansion settings");
-    int inited = 0, provided = 0;
-    if (MPI_Initialized(&inited) != MPI_SUCCESS)
-        return gk_fail(err, errcap, GK_E_MPI, "MPI_Initialized failed");
-    if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-        return gk_fail(err, errcap, GK_E_MPI, "MPI_Init_thread failed");
+    int inited = 0;
+    if (MPI_Initialized(&inited) != MPI_SUCCESS || !inited)
+        return gk_fail(err, errcap, GK_E_MPI, "MPI is not initialised (the caller starts it)");
     xstate_t x;
     memset(&x, 0, sizeof x);
     x.o = o;
@@ -660,7 +658,5 @@ int bx_run(const bx_opts_t *o, bx_summary_t *sum, char *err, size_t errcap) {
     sum->abandoned = x.farm && bf_abandoned(x.farm);
     bf_close(x.farm);
     free_state(&x);
-    if (!inited && !sum->abandoned && MPI_Finalize() != MPI_SUCCESS && !rc)
-        rc = gk_fail(err, errcap, GK_E_MPI, "MPI_Finalize failed");
     return rc;
 }

@@ -4,10 +4,9 @@
  *
  * Contract
  * --------
- * bx_run() is one rank of an expansion (MPI_COMM_WORLD; it initialises and finalises MPI
- * itself when nobody has, and runs as a single process without mpirun; a caller that prints
- * after it initialises MPI first, cli_mpi_begin).  Rank 0 owns the
- * book and its journal; every rank searches.
+ * bx_run() is one rank of an expansion (MPI_COMM_WORLD, which the caller initialises
+ * (MPI_THREAD_FUNNELED) before and finalises after, unless sum->abandoned; a single process
+ * without mpirun works too).  Rank 0 owns the book and its journal; every rank searches.
  *
  * A BATCH: rank 0 chooses the work, the ranks search it (selfplay/book_farm.h: rank 0
  * leases jobs to ranks with idle threads and runs jobs on its own `threads` too; a rank
@@ -30,8 +29,8 @@
  * later to more nodes goes through the very batches of a run made to that size at once),
  * when no leaf is left to expand, or when *stop is set on any rank (after the batch in
  * progress, which a rank that cannot be reached delays by at most BF_STOP_WAIT seconds
- * before its jobs go elsewhere).  After a lost rank no MPI_Finalize is called (it would
- * wait for that rank): sum->abandoned.  The book is
+ * before its jobs go elsewhere).  After a lost rank sum->abandoned is set: the caller must
+ * not call MPI_Finalize (it would wait for that rank).  The book is
  * rewritten atomically at least every checkpoint_s seconds and at the end; the journal
  * BOOK.journal holds the batches since (data/book.h, JOURNAL).  A run killed at any moment
  * and started again with the same settings replays the journal and ends with the very book
@@ -79,7 +78,7 @@ typedef struct bx_summary {
     bool stopped;     /* ended by *stop */
     bool exhausted;   /* no leaf left to expand */
     int lost;         /* ranks given up as lost (rank 0) */
-    bool abandoned;   /* MPI left without MPI_Finalize (a rank was lost) */
+    bool abandoned;   /* a rank was lost: the caller must not call MPI_Finalize */
 } bx_summary_t;
 
 /* Runs this rank's share.  Returns 0, or a negative gk_status_t with a reason in err (on

@@ -1252,16 +1252,9 @@ int sp_run(const sp_run_opts_t *opts, sp_summary_t *sum, char *err, size_t errca
         o->level > 22 || (o->code != GL_CODE_INDEX && o->code != GL_CODE_RAW) ||
         o->frame_games > GL_MAX_FRAME_GAMES)
         return gk_fail(err, errcap, GK_E_ARG, "bad run options");
-    int inited = 0, provided = 0;
-    if (MPI_Initialized(&inited) != MPI_SUCCESS)
-        return gk_fail(err, errcap, GK_E_MPI, "MPI_Initialized failed");
-    if (!inited && MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
-        return gk_fail(err, errcap, GK_E_MPI, "MPI_Init_thread failed");
-    if (!inited && provided < MPI_THREAD_FUNNELED) {
-        MPI_Finalize();
-        return gk_fail(err, errcap, GK_E_MPI, "this MPI does not support MPI_THREAD_FUNNELED");
-    }
-    int rank = 0, ranks = 1, rc;
+    int inited = 0, rank = 0, ranks = 1, rc;
+    if (MPI_Initialized(&inited) != MPI_SUCCESS || !inited)
+        return gk_fail(err, errcap, GK_E_MPI, "MPI is not initialised (the caller starts it)");
     /* Errors come back as codes, so that a rank can still write what it has. */
     if (MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) != MPI_SUCCESS ||
         MPI_Comm_rank(MPI_COMM_WORLD, &rank) != MPI_SUCCESS ||
@@ -1271,8 +1264,5 @@ int sp_run(const sp_run_opts_t *opts, sp_summary_t *sum, char *err, size_t errca
         rc = run_rank(o, sum, rank, ranks, err, errcap);
     sum->rank = rank;
     sum->ranks = ranks;
-    /* MPI_Finalize waits for every rank, a lost one too: leave MPI as it is then. */
-    if (!inited && !sum->mpi_abandoned && MPI_Finalize() != MPI_SUCCESS && !rc)
-        rc = gk_fail(err, errcap, GK_E_MPI, "MPI_Finalize failed");
     return rc;
 }

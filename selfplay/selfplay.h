@@ -27,9 +27,9 @@
  * Root statistics per searched action: visits, value mapped to [-1, 1] (2p - 1 of the
  * search's win probability), and the `top` most visited children.
  *
- * THE RUN.  sp_run() is one rank of `gounki selfplay` (MPI_COMM_WORLD; it initialises
- * and finalises MPI itself when nobody has, and works as a single process without mpirun;
- * a caller that prints after it initialises MPI first, cli_mpi_begin).  Rank 0 owns
+ * THE RUN.  sp_run() is one rank of `gounki selfplay` (MPI_COMM_WORLD, which the caller
+ * initialises (MPI_THREAD_FUNNELED) before and finalises after, unless mpi_abandoned; a
+ * single process without mpirun works too).  Rank 0 owns
  * DIR/manifest.gkm, scans the shards, and leases the missing game indices in small
  * batches, in increasing order, to every rank including itself; each rank plays
  * `games_at_once` games on OpenMP threads and appends finished games to its own shard
@@ -153,9 +153,9 @@ typedef struct sp_summary {
     double seconds;
     bool stopped;  /* ended by *stop before all N were done */
     bool complete; /* DIR holds games 0..N-1 */
-    /* Set on any rank when a rank was lost or MPI failed: MPI was left without
-     * MPI_Finalize (which would wait for the lost rank for ever).  The caller must end
-     * the process soon, calling no MPI function.  Every game this rank kept is on disk. */
+    /* Set on any rank when a rank was lost or MPI failed: the caller must not call
+     * MPI_Finalize (it would wait for the lost rank for ever), nor any MPI function, and
+     * should end the process soon.  Every game this rank kept is on disk. */
     bool mpi_abandoned;
 } sp_summary_t;
 

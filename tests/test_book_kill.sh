@@ -48,30 +48,27 @@ for it in 1 2 3 4 5 6 7; do
     fi
     echo "kill $it: $(nodes "$T/run.book") nodes in the book, journal $(stat -c %s "$j" 2>/dev/null || echo 0) bytes"
 done
+# term_after S WHAT: SIGTERM to a run S seconds after its start; it must stop (exit 3, or 0
+# when it finished first), never die of the signal (143).  Sets rc.
+term_after() {
+    "$G" book expand "$T/run.book" "${ARGS[@]}" >>"$T/log" 2>&1 &
+    local pid=$!
+    sleep "$1"
+    kill -TERM "$pid" 2>/dev/null || true
+    set +e
+    wait "$pid"
+    rc=$?
+    set -e
+    [ $rc = 3 ] || [ $rc = 0 ] || fail "SIGTERM $2: exit $rc: $(tail -2 "$T/log")"
+}
 # SIGTERM: a clean stop (exit 3) that keeps everything.
-"$G" book expand "$T/run.book" "${ARGS[@]}" >>"$T/log" 2>&1 &
-pid=$!
-sleep 0.5
-kill -TERM "$pid" 2>/dev/null || true
-set +e
-wait "$pid"
-rc=$?
-set -e
-[ $rc = 3 ] || [ $rc = 0 ] || fail "SIGTERM: exit $rc: $(tail -2 "$T/log")"
+term_after 0.5 "mid-run"
 if [ $rc = 3 ]; then # a stop is told in one line
     tail -1 "$T/log" | grep -q '^book expand: stopped by a signal: .*; run the same command to continue$' ||
         fail "SIGTERM: the stop is not one line: $(tail -2 "$T/log")"
 fi
-# SIGTERM while MPI starts up (it takes longer than 0.25 s): a stop as well, not a kill (143).
-"$G" book expand "$T/run.book" "${ARGS[@]}" >>"$T/log" 2>&1 &
-pid=$!
-sleep 0.25
-kill -TERM "$pid" 2>/dev/null || true
-set +e
-wait "$pid"
-rc=$?
-set -e
-[ $rc = 3 ] || [ $rc = 0 ] || fail "SIGTERM at start-up: exit $rc: $(tail -2 "$T/log")"
+# SIGTERM while MPI starts up (it takes longer than 0.25 s): a stop as well.
+term_after 0.25 "at start-up"
 "$G" book expand "$T/run.book" "${ARGS[@]}" 2>"$T/err" || fail "final resume: $(cat "$T/err")"
 cmp -s "$T/run.book" "$T/ref.book" || fail "the resumed book differs from the uninterrupted one"
 [ ! -e "$T/run.book.journal" ] || fail "the journal is left after the end"
