@@ -1,5 +1,4 @@
-/* cli/common.c -- error reporting, strict flag parsing, the getopt loop, position options, MPI
- * around a command. */
+/* cli/common.c -- errors, strict flag parsing, the getopt loop, position options, MPI start/end. */
 #include "cli.h"
 
 #include <stdarg.h>
