@@ -277,10 +277,14 @@ int sp_play_game(const sp_settings_t *s, uint64_t index, gl_game_t *g, const ato
             st.visits = (uint32_t)((res->playouts + res->reused) > UINT32_MAX
                                        ? UINT32_MAX
                                        : res->playouts + res->reused);
+            /* A root proven by its expansion alone (a win in one) had no playout; it
+             * counts 1, so that a searched action always has visits and its stored
+             * children never hold more than the root. */
+            if (st.visits == 0 && res->proof != MCTS_UNPROVEN) st.visits = 1;
             st.value = v;
             if (res->proof != MCTS_UNPROVEN) {
                 /* The search stops at a proof: its best action is the whole target. */
-                top[ntop++] = (gl_child_t){res->best, st.visits ? st.visits : 1};
+                top[ntop++] = (gl_child_t){res->best, st.visits};
             } else {
                 for (int i = 0; i < res->nchildren && ntop < ntop_max; i++)
                     if (res->children[i].visits > 0)
